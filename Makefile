@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A scheduler patch series for Linux 6.12, and the harness that builds,
+# boots and tests it under QEMU.  `make help` lists the targets.
+
+ARCH	?= x86_64
+SHAPE	?= numa
+APPEND	?=
+RUN	?= true
+export ARCH SHAPE APPEND RUN
+
+S := scripts
+
+.PHONY: help deps tree export kernel initramfs boot shell shapes run check \
+	lint kunit kselftest scenarios bench clean
+
+help:
+	@echo "make run        build, boot the default shape, show what the series adds"
+	@echo "make check      the whole test suite; ends with 'N passed, N failed'"
+	@echo ""
+	@echo "make tree       build/linux: base + patches/series, one commit per patch"
+	@echo "make export     regenerate patches/ from build/linux"
+	@echo "make kernel     build the guest kernel        (ARCH=$(ARCH))"
+	@echo "make initramfs  build the guest initramfs     (ARCH=$(ARCH))"
+	@echo "make boot       boot SHAPE with APPEND, run RUN in the guest (SHAPE=$(SHAPE))"
+	@echo "make shell      interactive guest shell on SHAPE"
+	@echo "make shapes     list the QEMU shapes and their sched-domain levels"
+	@echo "make kunit | kselftest | scenarios | lint   one stage of make check"
+	@echo "make bench      patched vs base benchmarks"
+
+deps:
+	@sh $(S)/deps.sh $(ARCH)
+
+tree: deps
+	@sh $(S)/tree.sh
+
+export:
+	@sh $(S)/export.sh
+
+kernel: tree
+	@sh $(S)/kernel.sh $(ARCH)
+
+initramfs: tree
+	@sh $(S)/initramfs.sh $(ARCH)
+
+boot:
+	@sh $(S)/boot.sh "$$SHAPE" "$$APPEND" "$$RUN"
+
+shell:
+	@INTERACTIVE=1 sh $(S)/boot.sh "$$SHAPE" "sched_verbose $$APPEND" "setsid cttyhack sh"
+
+shapes:
+	@sh $(S)/shapes.sh
+
+run: kernel initramfs
+	@sh $(S)/run.sh
+
+check:
+	@sh $(S)/check.sh
+
+kunit kselftest scenarios lint: kernel initramfs
+	@sh $(S)/$@.sh
+
+bench: kernel initramfs
+	@sh $(S)/bench.sh
+
+clean:
+	rm -rf build/x86_64 build/x86_64.config build/logs

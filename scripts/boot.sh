@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# boot.sh SHAPE "APPEND" "RUN": boot build/ARCH's kernel under QEMU (TCG) with
+# the topology of shapes/SHAPE and kernel arguments APPEND, run the shell
+# command RUN in the guest, and save the serial log under build/logs/.
+# Prints the log's path.  Exit status: 0 if RUN succeeded and the kernel
+# printed no panic, Oops, BUG or WARNING; 1 otherwise; 2 on timeout.
+# Environment: KERNEL and INITRAMFS override the images, NAME names the log,
+# TIMEOUT (seconds, default 300), INTERACTIVE=1 attaches the terminal.
+set -eu
+. "$(dirname "$0")/lib.sh"
+shape=${1:?usage: boot.sh SHAPE APPEND RUN}
+append=${2:-}
+run=${3:-true}
+load_shape "$shape"
+load_arch "$SHAPE_ARCH"
+kernel=${KERNEL:-$OBJ/$KIMAGE}
+initramfs=${INITRAMFS:-$OBJ/initramfs.cpio}
+[ -f "$kernel" ] || die "no kernel $kernel: run make kernel ARCH=$SHAPE_ARCH"
+[ -f "$initramfs" ] || die "no initramfs $initramfs: run make initramfs ARCH=$SHAPE_ARCH"
+
+logs=$BUILD/logs
+mkdir -p "$logs"
+name=${NAME:-$shape-$(date +%Y%m%d-%H%M%S)-$$}
+log=$logs/$name.log
+work=$(mktemp -d "$logs/.boot.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# The RUN command travels as a second cpio archive appended to the first.
+printf '%s\n' "$run" > "$work/run.sh"
+echo "file /run.sh $work/run.sh 0755 0 0" > "$work/run.spec"
+"$BUILD/gen_init_cpio" "$work/run.spec" > "$work/run.cpio"
+cat "$initramfs" "$work/run.cpio" > "$work/initrd"
+
+set -- $QEMU $SHAPE_QEMU -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
+	-append "console=$CONSOLE panic=-1 $append"
+if [ "${INTERACTIVE:-0}" = 1 ]; then
+	"$@" -nographic
+	exit
+fi
+
+rc=0
+timeout "${TIMEOUT:-300}" "$@" -display none -monitor none -serial stdio \
+	</dev/null >"$log" 2>&1 || rc=$?
+say "$log"
+if [ "$rc" = 124 ]; then
+	say "boot: timeout after ${TIMEOUT:-300} s" >&2
+	exit 2
+fi
+if grep -qE 'Kernel panic|Oops|BUG:|WARNING:' "$log"; then
+	grep -m 3 -E 'Kernel panic|Oops|BUG:|WARNING:' "$log" | sed 's/^/boot: /' >&2
+	exit 1
+fi
+end=$(sed -n 's/.*@@@ run end: rc=\([0-9]*\) @@@.*/\1/p' "$log")
+if [ -z "$end" ]; then
+	say "boot: RUN did not finish (qemu exit status $rc)" >&2
+	exit 1
+elif [ "$end" != 0 ]; then
+	say "boot: RUN exited with $end" >&2
+	exit 1
+fi

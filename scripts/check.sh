@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: build, then the KUnit, kselftest, boot-scenario and lint
+# stages.  Every stage prints "ok - ..." / "not ok - ..." lines; the last
+# line of the output is "N passed, N failed".  Exit status 1 on any failure.
+set -u
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$BUILD/logs"
+results=$BUILD/logs/check-results.txt
+: > "$results"
+
+# stage NAME COMMAND...: run, show, keep its result lines; a stage that
+# fails without a "not ok" line of its own counts as one failure.
+stage() {
+	name=$1; shift
+	start=$(date +%s)
+	say "=== $name"
+	out=$BUILD/logs/check-$name.out
+	"$@" > "$out" 2>&1
+	rc=$?
+	cat "$out"
+	grep -E '^(not )?ok - ' "$out" >> "$results"
+	if [ "$rc" != 0 ] && ! grep -q '^not ok - ' "$out"; then
+		echo "not ok - $name: exited with $rc" | tee -a "$results"
+	fi
+	say "=== $name: $(grep -c '^ok - ' "$out") passed, $(grep -c '^not ok - ' "$out") failed," \
+	    "$(($(date +%s) - start)) s"
+	return $rc
+}
+
+build() {
+	sh "$TOP/scripts/deps.sh" x86_64 && sh "$TOP/scripts/tree.sh" &&
+	sh "$TOP/scripts/kernel.sh" x86_64 && sh "$TOP/scripts/initramfs.sh" x86_64 &&
+	echo "ok - build: x86_64 kernel and initramfs"
+}
+
+if stage build build; then
+	stage kunit sh "$TOP/scripts/kunit.sh"
+	stage kselftest sh "$TOP/scripts/kselftest.sh"
+	stage scenarios sh "$TOP/scripts/scenarios.sh"
+fi
+stage lint sh "$TOP/scripts/lint.sh"
+
+passed=$(grep -c '^ok - ' "$results")
+failed=$(grep -c '^not ok - ' "$results")
+if [ "$failed" != 0 ]; then
+	say "=== failed:"
+	grep '^not ok - ' "$results"
+fi
+say "$passed passed, $failed failed"
+[ "$failed" = 0 ]

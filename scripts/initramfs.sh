@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build build/ARCH/initramfs.cpio: busybox, guest/ and the kselftests of the
+# tree's tools/testing/selftests/sched (static, with run_kselftest.sh), packed
+# by the tree's usr/gen_init_cpio.  Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
+set -eu
+. "$(dirname "$0")/lib.sh"
+arch=${1:-x86_64}
+load_arch "$arch"
+src=$(cd "${2:-$SRC}" && pwd)
+obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
+
+gen=$BUILD/gen_init_cpio
+[ -x "$gen" ] || gcc -O2 -o "$gen" "$src/usr/gen_init_cpio.c"
+
+# kselftests, built static for the guest.
+ks=$obj/kselftest
+rm -rf "$ks"
+make -s -C "$src/tools/testing/selftests" TARGETS=sched O="$obj/kselftest-build" \
+	CC="${CROSS_COMPILE}gcc" LDFLAGS=-static INSTALL_PATH="$ks" install >/dev/null
+
+spec=$obj/initramfs.spec
+{
+	for d in bin sbin usr usr/bin proc sys dev tmp root; do
+		echo "dir /$d 0755 0 0"
+	done
+	echo "nod /dev/console 0600 0 0 c 5 1"
+	echo "file /init $TOP/guest/init 0755 0 0"
+	echo "file /bin/busybox $BUSYBOX 0755 0 0"
+	for f in "$TOP"/guest/*; do
+		[ "${f##*/}" = init ] || echo "file /bin/${f##*/} $f 0755 0 0"
+	done
+	(cd "$ks" && find . -mindepth 1 | sort) | while read -r p; do
+		if [ -d "$ks/$p" ]; then
+			echo "dir /kselftest/${p#./} 0755 0 0"
+		else
+			echo "file /kselftest/${p#./} $ks/${p#./} $(stat -c %a "$ks/$p") 0 0"
+		fi
+	done | sed '1i dir /kselftest 0755 0 0'
+} > "$spec"
+"$gen" "$spec" > "$obj/initramfs.cpio"
+say "initramfs: ${obj#$TOP/}/initramfs.cpio ($(du -k "$obj/initramfs.cpio" | cut -f1) KiB)"

@@ -1,0 +1,64 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest kernel out of tree: kernel.sh ARCH [SRCDIR OBJDIR [FRAGMENTS]]
+# Default: build/linux into build/ARCH, with kconfig/{common,ARCH,series}.config
+# merged onto tinyconfig.  The .config is only replaced when its content
+# changes, so a rebuild with nothing changed compiles nothing.
+set -eu
+. "$(dirname "$0")/lib.sh"
+arch=${1:-x86_64}
+load_arch "$arch"
+src=$(cd "${2:-$SRC}" && pwd)
+obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
+frags=${4:-"common $arch series"}
+[ -f "$src/Makefile" ] || die "no kernel tree at $src: run make tree first"
+
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=sched KBUILD_BUILD_HOST=series
+kmake() {
+	make -s -C "$src" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+		CC="ccache ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" "$@"
+}
+
+# Assemble the config next to the build directory, then compare.
+cfg=$obj.config
+mkdir -p "$obj" "$cfg"
+kmake O="$cfg" tinyconfig >/dev/null
+# series.config lists options the series adds: a tree without them (the
+# base, or a patch of the series before the one adding an option) is built
+# without them.
+files=
+for f in $frags; do
+	if [ "$f" = series ]; then
+		grep '^CONFIG_' "$TOP/kconfig/series.config" | while IFS== read -r sym val; do
+			grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$src" &&
+				echo "$sym=$val" || true
+		done > "$cfg/series.config"
+		files="$files $cfg/series.config"
+	else
+		files="$files $TOP/kconfig/$f.config"
+	fi
+done
+(cd "$cfg" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" $files >/dev/null)
+kmake O="$cfg" olddefconfig >/dev/null
+
+# Every option a fragment asks for must have made it.
+bad=$(cat $files | grep -E '^(# )?CONFIG_' | sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/' |
+	while IFS= read -r line; do
+		sym=${line%%=*}; want=${line#*=}
+		have=$(grep -E "^$sym=|^# $sym is not set" "$cfg/.config" |
+			sed 's/^# .* is not set/n/; s/^[^=]*=//')
+		[ "${have:-n}" = "$want" ] || echo "$sym=$want (got ${have:-n})"
+	done)
+[ -z "$bad" ] || die "config options not applied:
+$bad"
+
+if ! cmp -s "$cfg/.config" "$obj/.config"; then
+	cp "$cfg/.config" "$obj/.config"
+	kmake O="$obj" olddefconfig >/dev/null
+fi
+# KERNEL_MAKEFLAGS (W=1, ...) and KERNEL_TARGETS (objects) serve make lint.
+say "kernel: building $arch in ${obj#$TOP/}"
+kmake O="$obj" -j"$(nproc)" ${KERNEL_MAKEFLAGS:-} ${KERNEL_TARGETS:-${KIMAGE##*/}}
+[ -n "${KERNEL_TARGETS:-}" ] || say "kernel: ${obj#$TOP/}/$KIMAGE"

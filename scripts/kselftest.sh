@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# kselftests: boot numa with and without migration_cost=, run the tree's
+# tools/testing/selftests/sched with run_kselftest.sh, one result line per
+# test (the TAP subtests of each program included).
+set -eu
+. "$(dirname "$0")/lib.sh"
+rc=0
+for args in "" "migration_cost=1000,2000,4000,8000"; do
+	tag=${args:+ [$args]}
+	log=$(NAME="kselftest-numa${args:+-pinned}" sh "$TOP/scripts/boot.sh" numa \
+		"sched_verbose $args" 'cd /kselftest && ./run_kselftest.sh -c sched') || {
+		echo "not ok - kselftest$tag: boot failed ($log)"; rc=1; continue; }
+	# run_kselftest.sh prefixes a program's own TAP with "# ".
+	tr -d '\r' < "$log" | awk -v tag="$tag" '
+		/^# selftests: / { prog = $NF }
+		/^# #  RUN / { next }
+		/^# (not )?ok [0-9]+ / { line = $0; sub(/^# /, "", line)
+			res = (line ~ /^not/) ? "not ok" : "ok"
+			if (line ~ /# SKIP/) res = "ok"
+			sub(/^(not )?ok [0-9]+ /, "", line)
+			print res " - kselftest: " prog "." line tag; sub_seen[prog] = 1 }
+		/^(not )?ok [0-9]+ selftests: / { p = $NF
+			if (!sub_seen[p]) print (($1 == "not") ? "not ok" : "ok") " - kselftest: " p tag }'
+	grep -q '^ok [0-9]* selftests: sched: cache_hot_time_test' "$log" || rc=1
+done
+exit $rc

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the harness scripts: sourced, never run.
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$TOP/build
+SRC=$BUILD/linux
+. "$TOP/BASE"
+
+# Identity used for commits made in the work tree.
+SERIES_NAME="Sched Series Team"
+SERIES_EMAIL="sched-series@kernel-dev.invalid"
+
+# Debian's python3, which has the modules checkpatch and kunit.py use,
+# first in PATH whatever else the machine has.
+PATH=/usr/bin:$PATH
+
+say() { printf '%s\n' "$*"; }
+die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
+
+# load_arch ARCH: read arch/<ARCH> (KARCH, CROSS_COMPILE, QEMU, ...).
+load_arch() {
+	[ -f "$TOP/arch/$1" ] || die "unknown ARCH '$1' (have: $(ls "$TOP/arch" | tr '\n' ' '))"
+	. "$TOP/arch/$1"
+	OBJ=$BUILD/$1
+}
+
+# load_shape SHAPE: read shapes/<SHAPE> (SHAPE_ARCH, SHAPE_QEMU, SHAPE_LEVELS).
+load_shape() {
+	[ -f "$TOP/shapes/$1" ] || die "unknown SHAPE '$1' (have: $(ls "$TOP/shapes" | tr '\n' ' '))"
+	. "$TOP/shapes/$1"
+}

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lint the series: checkpatch --strict on every patch (no error, warning or
+# check), every patch builds on its own (ARCH=x86_64 kernel and kselftests,
+# in build/x86_64, one commit at a time), and no new W=1 warnings in the
+# objects built from the files the series touches.
+set -eu
+. "$(dirname "$0")/lib.sh"
+cd "$SRC"
+[ -z "$(git status --porcelain --untracked-files=no)" ] ||
+	die "build/linux has uncommitted changes: commit them first"
+rc=0
+
+for p in $(grep -v '^#' "$TOP/patches/series"); do
+	out=$(./scripts/checkpatch.pl --strict --quiet --no-summary "$TOP/patches/$p" 2>&1) || true
+	if [ -z "$out" ]; then
+		echo "ok - lint: checkpatch --strict $p"
+	else
+		echo "$out" | sed 's/^/  /'
+		echo "not ok - lint: checkpatch --strict $p"; rc=1
+	fi
+done
+
+# Each commit in turn, in the same tree and object directory, so that only
+# what a patch changes is recompiled.
+tip=$(git symbolic-ref --short HEAD)
+trap 'git checkout -q "$tip"' EXIT
+for c in $(git rev-list --reverse base..HEAD); do
+	subject=$(git log -1 --format=%s "$c")
+	git checkout -q --detach "$c"
+	if { sh "$TOP/scripts/kernel.sh" x86_64 && sh "$TOP/scripts/initramfs.sh" x86_64; } \
+		>"$BUILD/logs/lint-build.log" 2>&1; then
+		echo "ok - lint: builds: $subject"
+	else
+		tail -n 20 "$BUILD/logs/lint-build.log" | sed 's/^/  /'
+		echo "not ok - lint: builds: $subject"; rc=1
+	fi
+done
+git checkout -q "$tip"
+trap - EXIT
+
+# W=1 over the objects built from the C files the series touches, at the
+# base and at the tip: a warning is new if the base does not have it.
+# kernel/sched is a unity build: its files are compiled through these.
+objs=
+for f in $(git diff --name-only base..HEAD -- '*.c'); do
+	case $f in
+	kernel/sched/*) objs="$objs kernel/sched/build_utility.o kernel/sched/build_policy.o
+			     kernel/sched/core.o kernel/sched/fair.o" ;;
+	*) [ -f "$BUILD/x86_64/${f%.c}.o" ] && objs="$objs ${f%.c}.o" ;;
+	esac
+done
+objs=$(echo $objs | tr ' ' '\n' | sort -u | tr '\n' ' ')
+# w1 NAME: the W=1 warnings of $objs, without line numbers, in NAME.txt.
+w1() {
+	KERNEL_MAKEFLAGS=W=1 KERNEL_TARGETS="$objs" sh "$TOP/scripts/kernel.sh" x86_64 \
+		> "$BUILD/logs/$1.log" 2>&1 || return 1
+	grep -E 'warning:' "$BUILD/logs/$1.log" | sed -E 's/:[0-9]+:[0-9]+:/:/' |
+		sort -u > "$BUILD/logs/$1.txt"
+}
+if [ -n "$objs" ]; then
+	git checkout -q --detach base
+	if w1 lint-w1-base && git checkout -q "$tip" && w1 lint-w1-tip; then
+		new=$(comm -13 "$BUILD/logs/lint-w1-base.txt" "$BUILD/logs/lint-w1-tip.txt")
+		if [ -z "$new" ]; then
+			echo "ok - lint: no new W=1 warnings in $objs"
+		else
+			echo "$new" | sed 's/^/  /'
+			echo "not ok - lint: new W=1 warnings"; rc=1
+		fi
+	else
+		echo "not ok - lint: W=1 build failed (build/logs/lint-w1-*.log)"; rc=1
+	fi
+	git checkout -q "$tip"
+	# Back to a normal build of the tip.
+	sh "$TOP/scripts/kernel.sh" x86_64 >/dev/null
+fi
+exit $rc

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prepare build/linux: the pinned Debian kernel source as a git repository
+# (base commit tagged "base"), with patches/series applied by git am, one
+# commit per patch.  An existing tree is left alone unless FORCE=1.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+if [ -d "$SRC/.git" ] && [ "${FORCE:-0}" != 1 ]; then
+	say "tree: $SRC exists (FORCE=1 make tree to recreate it)"
+	exit 0
+fi
+
+dl=$BUILD/dl
+mkdir -p "$dl"
+
+# fetch_deb VERSION: download the source package into $dl.
+fetch_deb() {
+	(cd "$dl" && apt-get download -q "$BASE_PACKAGE=$1" >/dev/null 2>&1)
+}
+
+version=$BASE_VERSION
+deb=$dl/${BASE_PACKAGE}_$(echo "$version" | sed 's/:/%3a/')_all.deb
+if [ ! -f "$deb" ]; then
+	fetch_deb "$version" || { apt-get update -qq; fetch_deb "$version"; } || {
+		version=$(apt-cache policy "$BASE_PACKAGE" | sed -n 's/^ *Candidate: //p')
+		[ -n "$version" ] && [ "$version" != "(none)" ] ||
+			die "no $BASE_PACKAGE package available"
+		say "tree: WARNING: $BASE_PACKAGE $BASE_VERSION is no longer served;" \
+		    "falling back to the newest, $version"
+		fetch_deb "$version"
+		deb=$(ls "$dl/${BASE_PACKAGE}_"*.deb | tail -n 1)
+	}
+fi
+
+say "tree: extracting $(basename "$deb")"
+rm -rf "$SRC" "$dl/pkg"
+dpkg-deb -x "$deb" "$dl/pkg"
+tar -C "$BUILD" -xf "$dl/pkg/usr/src/$BASE_PACKAGE.tar.xz"
+mv "$BUILD/$BASE_PACKAGE" "$SRC"
+rm -rf "$dl/pkg"
+
+cd "$SRC"
+git init -q -b series
+git config user.name "$SERIES_NAME"
+git config user.email "$SERIES_EMAIL"
+git config core.abbrev 12
+git add -A -f .
+# Fixed identity and dates: the base commit id is the same on every machine,
+# so the cover letter's base-commit line is stable.
+kver=$(make -s kernelversion)
+GIT_AUTHOR_NAME="$SERIES_NAME" GIT_AUTHOR_EMAIL="$SERIES_EMAIL" \
+GIT_COMMITTER_NAME="$SERIES_NAME" GIT_COMMITTER_EMAIL="$SERIES_EMAIL" \
+GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+	git commit -q -m "Linux $kver (Debian $BASE_PACKAGE $version)"
+git tag base
+
+# The cover letter's text lives in the branch description while we work.
+"$TOP/scripts/cover.sh" load
+
+n=0
+if [ -f "$TOP/patches/series" ]; then
+	for p in $(grep -v '^#' "$TOP/patches/series"); do
+		git am -q --committer-date-is-author-date "$TOP/patches/$p" ||
+			die "patches/$p does not apply"
+		n=$((n + 1))
+	done
+fi
+say "tree: $SRC at $(git describe --tags --always) ($n patches on base)"

@@ -1,0 +1,77 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# migration_cost=: per-level cache_hot_time on every CPU, at boot and after
+# the domains are rebuilt by CPU hotplug, cpusets and isolcpus.
+. "$(dirname "$0")/lib.sh"
+PINNED="migration_cost=1000,2000,4000,8000"
+WANT="SMT=1000000 MC=2000000 PKG=4000000 NUMA=8000000"
+
+# No parameter: every domain follows migration_cost_ns (0), nothing printed.
+if boot default numa "sched_verbose" 'sched-domains'; then
+	check "default: every domain's cache_hot_time is 0 (follows migration_cost_ns)" \
+		domains_are "SMT=0 MC=0 PKG=0 NUMA=0"
+	check "default: effective value is migration_cost_ns=500000" \
+		sh -c "echo \"\$1\" | awk '/^cpu[0-9]/ && \$6 != 500000 { exit 1 }'" - "$OUT"
+	check "default: no migration_cost line in dmesg" [ "$(count 'migration_cost')" = 0 ]
+fi
+
+if boot pinned numa "sched_verbose $PINNED" 'sched-domains'; then
+	check "pinned: SMT, MC, PKG, NUMA = 1, 2, 4, 8 ms on every CPU" domains_are "$WANT"
+	check "pinned: dmesg names the levels" \
+		has 'migration_cost: SMT 1000 us, MC 2000 us, PKG 4000 us, NUMA 8000 us$'
+	check "pinned: all 16 CPUs x 4 levels listed" \
+		[ "$(echo "$OUT" | grep -c '^cpu[0-9]')" = 64 ]
+fi
+
+# One value for all levels; fewer values than levels inherit the last.
+if boot fewer numa "sched_verbose migration_cost=1000,2000" 'sched-domains'; then
+	check "fewer values: higher levels inherit the last" \
+		domains_are "SMT=1000000 MC=2000000 PKG=2000000 NUMA=2000000"
+fi
+if boot more ht "sched_verbose migration_cost=1,2,3,4" 'sched-domains'; then
+	check "more values than levels: SMT, MC = 1, 2 us" domains_are "SMT=1000 MC=2000"
+	check "more values than levels: a warning says which are unused" \
+		has 'migration_cost=: 4 values for 2 topology levels'
+fi
+
+# Hotplug: CPU0 loses its SMT sibling, so its SMT level degenerates and its
+# domain0 becomes MC; MC keeps the MC value.  Then the sibling comes back.
+if boot hotplug numa "sched_verbose $PINNED" '
+	echo 0 > /sys/devices/system/cpu/cpu1/online
+	echo 0 > /sys/devices/system/cpu/cpu9/online
+	sched-domains
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	echo 1 > /sys/devices/system/cpu/cpu9/online
+	echo "-- online again"
+	sched-domains'; then
+	before=$(echo "$OUT" | sed '/^-- online again/,$d')
+	after=$(echo "$OUT" | sed '1,/^-- online again/d')
+	check "hotplug: CPU0's domain0 is MC with 2 ms after its sibling goes offline" \
+		sh -c "echo \"\$1\" | grep -qE '^cpu0 +domain0 +[0-9]+ +MC +2000000 '" - "$before"
+	OUT=$before check "hotplug: values stay per level with CPUs offline" domains_are "$WANT"
+	OUT=$after check "hotplug: values per level once the CPUs are back" domains_are "$WANT"
+	check "hotplug: the values are printed once" [ "$(count 'migration_cost: SMT')" = 1 ]
+fi
+
+# cpusets: a partition for the second socket splits the domains in two and
+# drops the NUMA level; the other levels keep their values.
+if boot cpuset numa "sched_verbose $PINNED" '
+	cg=/sys/fs/cgroup
+	mount -t cgroup2 cgroup2 $cg && echo +cpuset > $cg/cgroup.subtree_control &&
+	mkdir $cg/socket1 && echo 8-15 > $cg/socket1/cpuset.cpus &&
+	echo root > $cg/socket1/cpuset.cpus.partition &&
+	grep -qx root $cg/socket1/cpuset.cpus.partition && sched-domains'; then
+	check "cpusets: two partitions, no NUMA level" \
+		sh -c "! echo \"\$1\" | grep -q NUMA" - "$OUT"
+	check "cpusets: CPU 8 is in a PKG domain of the partition" \
+		sh -c "echo \"\$1\" | grep -qE '^cpu8 +domain2 +3 +PKG +4000000 '" - "$OUT"
+	check "cpusets: SMT, MC, PKG keep their values" domains_are "$WANT"
+fi
+
+# isolcpus: the isolated socket has no domains, the other keeps its values.
+if boot isolcpus numa "sched_verbose isolcpus=8-15 $PINNED" 'sched-domains'; then
+	check "isolcpus: only CPUs 0-7 have domains" \
+		sh -c "[ \"\$(echo \"\$1\" | awk '/^cpu[0-9]/ { print \$1 }' | sort -u | wc -l)\" = 8 ]" - "$OUT"
+	check "isolcpus: SMT, MC, PKG keep their values" domains_are "$WANT"
+fi
+finish
