@@ -12,11 +12,22 @@ parsed=$BUILD/logs/kunit-$shape.parsed
 rc=0
 python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log" > "$parsed" 2>&1 || rc=$?
 sed -n '/Testing complete/p' "$parsed"
-# One line per case from the raw KTAP: "    ok 1 name" inside a suite.
-awk '/# Subtest: / { suite = $NF }
-     /^ *(\[[ .0-9]*\] )?    (not )?ok [0-9]+ / {
-	sub(/^ *(\[[ .0-9]*\] )? */, ""); res = ($1 == "not") ? "not ok" : "ok"
-	name = $0; sub(/^(not )?ok [0-9]+ /, "", name)
-	print res " - kunit: " suite "." name }' "$log"
+# One line per leaf test (a case, or each parameter of a parameterised
+# case) from the raw KTAP: a result line is a leaf when the result line
+# before it is not nested deeper.  Names are suite.case[.parameter].
+sed 's/^\[[ .0-9]*\] //' "$log" | tr -d '\r' | awk '
+	{ match($0, /^ */); d = RLENGTH; line = substr($0, d + 1) }
+	line ~ /^# Subtest: / { sub(/^# Subtest: /, "", line); name[d] = line; next }
+	line ~ /^(not )?ok [0-9]+ / {
+		if (d > 0 && (prev == "" || prev <= d)) {
+			res = (line ~ /^not /) ? "not ok" : "ok"
+			if (line ~ /# SKIP/) res = "ok"
+			sub(/^(not )?ok [0-9]+ /, "", line); sub(/ # SKIP.*/, "", line)
+			path = ""
+			for (i = 4; i <= d; i += 4) path = path name[i] "."
+			print res " - kunit: " path line
+		}
+		prev = d
+	}'
 grep -q 'Testing complete' "$parsed" || { echo "not ok - kunit: no KTAP in $log"; exit 1; }
 exit $rc

@@ -28,10 +28,23 @@ if boot fewer numa "sched_verbose migration_cost=1000,2000" 'sched-domains'; the
 	check "fewer values: higher levels inherit the last" \
 		domains_are "SMT=1000000 MC=2000000 PKG=2000000 NUMA=2000000"
 fi
+# 0 follows migration_cost_ns: only PKG and above are pinned.
+if boot zero numa "sched_verbose migration_cost=0,0,5000" 'sched-domains'; then
+	check "zeros: SMT and MC follow migration_cost_ns, PKG and NUMA 5 ms" \
+		domains_are "SMT=0 MC=0 PKG=5000000 NUMA=5000000"
+	check "zeros: dmesg says default" \
+		has 'migration_cost: SMT default, MC default, PKG 5000 us, NUMA 5000 us$'
+fi
 if boot more ht "sched_verbose migration_cost=1,2,3,4" 'sched-domains'; then
 	check "more values than levels: SMT, MC = 1, 2 us" domains_are "SMT=1000 MC=2000"
 	check "more values than levels: a warning says which are unused" \
-		has 'migration_cost=: 4 values for 2 topology levels'
+		has 'migration_cost=: 2 topology levels, 2 of the 4 values unused'
+fi
+
+# One CPU: no sched domains, nothing to map, and no crash.
+if boot up up "sched_verbose migration_cost=1000" 'true'; then
+	check "up: no topology levels, the value is unused" \
+		has 'migration_cost=: 0 topology levels, 1 of the 1 values unused'
 fi
 
 # Hotplug: CPU0 loses its SMT sibling, so its SMT level degenerates and its
