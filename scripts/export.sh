@@ -24,6 +24,7 @@ date=$(sed -n 's/^Date: //p' "$last" | head -n 1)
 sed -i "1,/^\$/s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"
 
 {
+	echo "# SPDX-License-Identifier: GPL-2.0"
 	echo "# The series, in order; make tree applies it with git am."
 	ls "$out" | grep -v '^0000-' | grep '\.patch$'
 } > "$out/series"

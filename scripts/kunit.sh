@@ -13,7 +13,7 @@ rc=0
 python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log" > "$parsed" 2>&1 || rc=$?
 sed -n '/Testing complete/p' "$parsed"
 # One line per leaf test (a case, or each parameter of a parameterised
-# case) from the raw KTAP: a result line is a leaf when the result line
+# case) from the raw KTAP, a skip counting as a failure: a result line is a leaf when the result line
 # before it is not nested deeper.  Names are suite.case[.parameter].
 sed 's/^\[[ .0-9]*\] //' "$log" | tr -d '\r' | awk '
 	{ match($0, /^ */); d = RLENGTH; line = substr($0, d + 1) }
@@ -21,7 +21,7 @@ sed 's/^\[[ .0-9]*\] //' "$log" | tr -d '\r' | awk '
 	line ~ /^(not )?ok [0-9]+ / {
 		if (d > 0 && (prev == "" || prev <= d)) {
 			res = (line ~ /^not /) ? "not ok" : "ok"
-			if (line ~ /# SKIP/) res = "ok"
+			if (line ~ /# SKIP/) res = "not ok"
 			sub(/^(not )?ok [0-9]+ /, "", line); sub(/ # SKIP.*/, "", line)
 			path = ""
 			for (i = 4; i <= d; i += 4) path = path name[i] "."

@@ -15,7 +15,7 @@ say "== $(cd "$SRC" && git log --oneline base..HEAD | wc -l) patches on $(cd "$S
 say "== kernel arguments: sched_verbose $append"
 log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	'echo "-- CPU0 sched domains"; sched-domains 0
-	 echo "-- series dmesg lines"; dmesg | grep -E "migration_cost"') || {
+	 echo "-- series dmesg lines"; dmesg | grep -E "^\[[ 0-9.]+\] migration_cost"') || {
 	rc=$?; say "== boot failed, log: $log"; exit $rc; }
 sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$log"
 say "== log: ${log#$TOP/}"
