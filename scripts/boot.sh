@@ -36,13 +36,20 @@ cat "$initramfs" "$work/run.cpio" > "$work/initrd"
 set -- $QEMU $SHAPE_QEMU -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
 	-append "console=$CONSOLE panic=-1 $append"
 if [ "${INTERACTIVE:-0}" = 1 ]; then
-	"$@" -nographic
+	"$@" -nographic -serial mon:stdio
 	exit
 fi
 
-rc=0
-timeout "${TIMEOUT:-300}" "$@" -display none -monitor none -serial stdio \
-	</dev/null >"$log" 2>&1 || rc=$?
+# QEMU 7.2's TCG has been seen to crash (SIGSEGV) while the guest probes
+# PCI: a QEMU killed by a signal gets one more try, its log kept aside.
+for try in 1 2; do
+	rc=0
+	timeout "${TIMEOUT:-300}" "$@" -display none -monitor none -serial stdio \
+		</dev/null >"$log" 2>&1 || rc=$?
+	[ "$rc" -gt 128 ] && [ "$rc" != 124 ] && [ "$try" = 1 ] || break
+	mv "$log" "$log.qemu-crash"
+	say "boot: qemu died with status $rc, booting again (${log#$TOP/}.qemu-crash)" >&2
+done
 say "$log"
 if [ "$rc" = 124 ]; then
 	say "boot: timeout after ${TIMEOUT:-300} s" >&2
