@@ -6,10 +6,7 @@
 # by the tree's usr/gen_init_cpio.  Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
 set -eu
 . "$(dirname "$0")/lib.sh"
-arch=${1:-x86_64}
-load_arch "$arch"
-src=$(cd "${2:-$SRC}" && pwd)
-obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
+build_args "$@"
 
 gen=$BUILD/gen_init_cpio
 [ -x "$gen" ] || gcc -O2 -o "$gen" "$src/usr/gen_init_cpio.c"

@@ -7,10 +7,7 @@
 # changes, so a rebuild with nothing changed compiles nothing.
 set -eu
 . "$(dirname "$0")/lib.sh"
-arch=${1:-x86_64}
-load_arch "$arch"
-src=$(cd "${2:-$SRC}" && pwd)
-obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
+build_args "$@"
 frags=${4:-"common $arch series"}
 [ -f "$src/Makefile" ] || die "no kernel tree at $src: run make tree first"
 

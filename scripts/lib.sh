@@ -29,3 +29,12 @@ load_shape() {
 	[ -f "$TOP/shapes/$1" ] || die "unknown SHAPE '$1' (have: $(ls "$TOP/shapes" | tr '\n' ' '))"
 	. "$TOP/shapes/$1"
 }
+
+# build_args ARCH [SRCDIR OBJDIR]: set arch, src and obj (absolute paths)
+# for a build step; the defaults are build/linux and build/ARCH.
+build_args() {
+	arch=${1:-x86_64}
+	load_arch "$arch"
+	src=$(cd "${2:-$SRC}" && pwd)
+	obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
+}
