@@ -13,8 +13,9 @@ rc=0
 python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log" > "$parsed" 2>&1 || rc=$?
 sed -n '/Testing complete/p' "$parsed"
 # One line per leaf test (a case, or each parameter of a parameterised
-# case) from the raw KTAP, a skip counting as a failure: a result line is a leaf when the result line
-# before it is not nested deeper.  Names are suite.case[.parameter].
+# case) from the raw KTAP, a skip counting as a failure: a result line is a
+# leaf when the result line before it is not nested deeper.  Names are
+# suite.case[.parameter].
 sed 's/^\[[ .0-9]*\] //' "$log" | tr -d '\r' | awk '
 	{ match($0, /^ */); d = RLENGTH; line = substr($0, d + 1) }
 	line ~ /^# Subtest: / { sub(/^# Subtest: /, "", line); name[d] = line; next }

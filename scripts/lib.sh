@@ -38,3 +38,8 @@ build_args() {
 	src=$(cd "${2:-$SRC}" && pwd)
 	obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
 }
+
+# guest_output LOG: what RUN printed, between the guest init's markers.
+guest_output() {
+	sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$1" | tr -d '\r'
+}

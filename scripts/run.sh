@@ -17,5 +17,5 @@ log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	'echo "-- CPU0 sched domains"; sched-domains 0
 	 echo "-- series dmesg lines"; dmesg | grep -E "^\[[ 0-9.]+\] migration_cost"') || {
 	rc=$?; say "== boot failed, log: $log"; exit $rc; }
-sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$log"
+guest_output "$log"
 say "== log: ${log#$TOP/}"

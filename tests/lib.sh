@@ -3,7 +3,7 @@
 # Each scenario boots shapes and prints one "ok - ..." or "not ok - ..."
 # line per check; scripts/scenarios.sh counts them.
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/../scripts/lib.sh"
 T=${0##*/}
 T=${T%.sh}
 failed=0
@@ -22,7 +22,7 @@ check() {
 boot() {
 	LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4") ||
 		{ not_ok "$1: boot failed ($LOG)"; OUT=; return 1; }
-	OUT=$(sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$LOG" | tr -d '\r')
+	OUT=$(guest_output "$LOG")
 }
 
 # The kernel's own lines: the console log up to the guest's output.

@@ -7,8 +7,10 @@ for f in "$TOP"/shapes/*; do
 	SHAPE_LEVELS=
 	. "$f"
 	boot "$shape" "$shape" "sched_verbose" \
-		'echo $(cat /sys/kernel/debug/sched/domains/cpu0/domain*/name 2>/dev/null)' || continue
-	got=$(echo $OUT)
+		'echo "levels:" $(cat /sys/kernel/debug/sched/domains/cpu0/domain*/name 2>/dev/null)' ||
+		continue
+	# Kernel messages may interleave with RUN's output on the console.
+	got=$(echo "$OUT" | sed -n 's/^levels: *//p')
 	check "$shape: CPU0 levels '$got', declared '$SHAPE_LEVELS'" [ "$got" = "$SHAPE_LEVELS" ]
 done
 finish
