@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build build/ARCH/initramfs.cpio: busybox, guest/ and the kselftests of the
-# tree's tools/testing/selftests/sched (static, with run_kselftest.sh), packed
-# by the tree's usr/gen_init_cpio.  Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
+# Build build/ARCH/initramfs.cpio: busybox, guest/, the host binaries that
+# arch/ARCH lists in GUEST_BINARIES (benchmarks) with their libraries, and
+# the kselftests of the tree's tools/testing/selftests/sched (static, with
+# run_kselftest.sh), packed by the tree's usr/gen_init_cpio.  Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
 set -eu
 . "$(dirname "$0")/lib.sh"
 build_args "$@"
@@ -28,6 +29,19 @@ spec=$obj/initramfs.spec
 	for f in "$TOP"/guest/*; do
 		[ "${f##*/}" = init ] || echo "file /bin/${f##*/} $f 0755 0 0"
 	done
+	# Host binaries that run in this guest, with their shared libraries.
+	for f in ${GUEST_BINARIES:-}; do
+		echo "file /usr/bin/${f##*/} $f 0755 0 0"
+		ldd "$f" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^\t\(/[^ ]*\) .*|\1|p' |
+			while read -r lib; do
+				d=
+				for part in $(echo "${lib%/*}" | tr / ' '); do
+					d=$d/$part
+					echo "dir $d 0755 0 0"
+				done
+				echo "file $lib $(readlink -f "$lib") 0755 0 0"
+			done
+	done | awk '!seen[$0]++'
 	(cd "$ks" && find . -mindepth 1 | sort) | while read -r p; do
 		if [ -d "$ks/$p" ]; then
 			echo "dir /kselftest/${p#./} 0755 0 0"

@@ -1,18 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# kselftests: boot numa with and without migration_cost=, run the tree's
-# tools/testing/selftests/sched with run_kselftest.sh, one result line per
-# test (the TAP subtests of each program included); a skip counts as a
-# failure, since the guests provide everything the tests need.
+# kselftests: boot numa as it comes (calibration skipped under QEMU), with
+# every level pinned by migration_cost=, and with the calibration forced;
+# run the tree's tools/testing/selftests/sched with run_kselftest.sh, one
+# result line per test (the TAP subtests of each program included); a skip
+# counts as a failure, since the guests provide everything the tests need.
 set -eu
 . "$(dirname "$0")/lib.sh"
 rc=0
-for args in "" "migration_cost=1000,2000,4000,8000"; do
-	tag=${args:+ [$args]}
-	log=$(NAME="kselftest-numa${args:+-pinned}" sh "$TOP/scripts/boot.sh" numa \
-		"sched_verbose $args" 'cd /kselftest && ./run_kselftest.sh -c sched') || {
-		echo "not ok - kselftest$tag: boot failed ($log)"; rc=1; continue; }
+
+# kselftest NAME [ARGS...]: one boot, its results tagged with ARGS.
+kselftest() {
+	name=$1; shift
+	tag=${*:+ [$*]}
+	log=$(NAME="kselftest-numa-$name" sh "$TOP/scripts/boot.sh" numa \
+		"sched_verbose $*" 'cd /kselftest && ./run_kselftest.sh -c sched') || {
+		echo "not ok - kselftest$tag: boot failed ($log)"; rc=1; return; }
 	# run_kselftest.sh prefixes a program's own TAP with "# ".
 	tr -d '\r' < "$log" | awk -v tag="$tag" '
 		/^# selftests: / { prog = $NF }
@@ -28,5 +32,9 @@ for args in "" "migration_cost=1000,2000,4000,8000"; do
 			res = ($1 == "not" || / # SKIP/) ? "not ok" : "ok"
 			if (!sub_seen[p]) print res " - kselftest: " p tag }'
 	grep -q '^ok [0-9]* selftests: sched: cache_hot_time_test' "$log" || rc=1
-done
+}
+
+kselftest default
+kselftest pinned migration_cost=1000,2000,4000,8000
+kselftest calibrated migration_calibrate=force max_cache_size=131072
 exit $rc
