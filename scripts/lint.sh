@@ -3,8 +3,9 @@
 #
 # Lint the series: checkpatch --strict on every patch (no error, warning or
 # check), every patch builds on its own (ARCH=x86_64 kernel and kselftests,
-# in build/x86_64, one commit at a time), and no new W=1 warnings in the
-# objects built from the files the series touches.
+# in build/x86_64, one commit at a time), no new W=1 warnings in the
+# objects built from the files the series touches, and the tip builds for
+# powerpc (the series has powerpc code).
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$SRC"
@@ -75,5 +76,17 @@ if [ -n "$objs" ]; then
 	git checkout -q "$tip"
 	# Back to a normal build of the tip.
 	sh "$TOP/scripts/kernel.sh" x86_64 >/dev/null
+fi
+
+# The series' powerpc code builds for powerpc: a ppc64le pseries vmlinux
+# with kconfig/powerpc.config and the series' options, cross-compiled.
+if { sh "$TOP/scripts/deps.sh" powerpc &&
+     sh "$TOP/scripts/kernel.sh" powerpc "$SRC" "$BUILD/powerpc" "powerpc series"; } \
+	>"$BUILD/logs/lint-powerpc.log" 2>&1 &&
+   ! grep -qE 'warning:|error:' "$BUILD/logs/lint-powerpc.log"; then
+	echo "ok - lint: builds for powerpc (ppc64le pseries vmlinux, no warning)"
+else
+	grep -E 'warning:|error:' "$BUILD/logs/lint-powerpc.log" | head -n 20 | sed 's/^/  /'
+	echo "not ok - lint: builds for powerpc (build/logs/lint-powerpc.log)"; rc=1
 fi
 exit $rc
