@@ -12,7 +12,7 @@ export ARCH SHAPE APPEND RUN
 S := scripts
 
 .PHONY: help deps tree export kernel initramfs boot shell shapes run check \
-	lint kunit kselftest scenarios bench clean
+	lint kunit kselftest scenarios bench bench-smt clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -26,7 +26,8 @@ help:
 	@echo "make shell      interactive guest shell on SHAPE"
 	@echo "make shapes     list the QEMU shapes and their sched-domain levels"
 	@echo "make kunit | kselftest | scenarios | lint   one stage of make check"
-	@echo "make bench      patched vs base benchmarks"
+	@echo "make bench      patched vs base: boot, calibration, hackbench"
+	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
 
 deps:
 	@sh $(S)/deps.sh $(ARCH)
@@ -63,6 +64,9 @@ kunit kselftest scenarios lint: kernel initramfs
 
 bench: kernel initramfs
 	@sh $(S)/bench.sh
+
+bench-smt: kernel initramfs
+	@sh $(S)/bench-smt.sh
 
 clean:
 	rm -rf build/x86_64 build/x86_64.config build/logs

@@ -14,19 +14,12 @@ set -eu
 rounds=${ROUNDS:-5}
 shape=${SHAPE:-numa}
 hackbench=${HACKBENCH:--p -g 2 -l 50 -s 4096}
-base_src=$BUILD/linux-base
-base_obj=$BUILD/x86_64-base
 out=$BUILD/logs/bench
 mkdir -p "$out"
-
-# The base: a worktree of the base commit, built with the same fragments
-# (kernel.sh leaves out the options only the series defines).
-[ -d "$base_src" ] || git -C "$SRC" worktree add -q --detach "$base_src" base
-sh "$TOP/scripts/kernel.sh" x86_64 "$base_src" "$base_obj"
-load_arch x86_64
+base_kernel
 
 # Kernel configurations: NAME KERNEL ARGS (ARGS with "+" for spaces).
-configs="base:$base_obj/$KIMAGE:
+configs="base:$BASE_IMAGE:
 patched:$OBJ/$KIMAGE:
 forced:$OBJ/$KIMAGE:migration_calibrate=force
 forced-small:$OBJ/$KIMAGE:migration_calibrate=force+max_cache_size=262144"

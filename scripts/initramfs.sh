@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build build/ARCH/initramfs.cpio: busybox, guest/, the host binaries that
+# Build build/ARCH/initramfs.cpio: busybox, guest/ (its C programs built
+# static), the host binaries that
 # arch/ARCH lists in GUEST_BINARIES (benchmarks) with their libraries, and
 # the kselftests of the tree's tools/testing/selftests/sched (static, with
 # run_kselftest.sh), packed by the tree's usr/gen_init_cpio.  Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
@@ -18,6 +19,12 @@ rm -rf "$ks"
 make -s -C "$src/tools/testing/selftests" TARGETS=sched O="$obj/kselftest-build" \
 	CC="${CROSS_COMPILE}gcc" LDFLAGS=-static INSTALL_PATH="$ks" install >/dev/null
 
+# Guest programs of our own (guest/*.c), static.
+mkdir -p "$obj/guest"
+for f in "$TOP"/guest/*.c; do
+	"${CROSS_COMPILE}gcc" -O2 -Wall -static -pthread -o "$obj/guest/$(basename "$f" .c)" "$f"
+done
+
 spec=$obj/initramfs.spec
 {
 	for d in bin sbin usr usr/bin proc sys dev tmp root; do
@@ -27,7 +34,11 @@ spec=$obj/initramfs.spec
 	echo "file /init $TOP/guest/init 0755 0 0"
 	echo "file /bin/busybox $BUSYBOX 0755 0 0"
 	for f in "$TOP"/guest/*; do
-		[ "${f##*/}" = init ] || echo "file /bin/${f##*/} $f 0755 0 0"
+		case ${f##*/} in
+		init) ;;
+		*.c) echo "file /bin/$(basename "$f" .c) $obj/guest/$(basename "$f" .c) 0755 0 0" ;;
+		*) echo "file /bin/${f##*/} $f 0755 0 0" ;;
+		esac
 	done
 	# Host binaries that run in this guest, with their shared libraries.
 	for f in ${GUEST_BINARIES:-}; do

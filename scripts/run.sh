@@ -3,8 +3,9 @@
 #
 # make run: boot SHAPE (default numa) with the migration-cost calibration
 # forced (QEMU is a hypervisor, where it does not run by default) and show
-# what the series adds: the calibration report from dmesg, then CPU0's
-# sched domains with the cache_hot_time each level got.  APPEND replaces the
+# what the series adds: the calibration report from dmesg, CPU0's sched
+# domains with the cache_hot_time each level got, and the capacities of the
+# groups of CPU0's domains (current, maximum, SMT).  APPEND replaces the
 # default arguments; max_cache_size= keeps the run short under TCG, where
 # full-size buffers would spend the 500 ms budget before the first level.
 set -eu
@@ -19,7 +20,11 @@ say "== kernel arguments: sched_verbose $append"
 log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	'echo "-- calibration report (dmesg)"
 	 dmesg | sed -n "/\] migration cost matrix/,/\] calibration delay/p; /\] migration cost: /p; /\] migration_cost: /p"
-	 echo "-- CPU0 sched domains"; sched-domains 0') || {
+	 echo "-- CPU0 sched domains"; sched-domains 0
+	 echo "-- CPU0 sched groups: capacity now, at most (orig), with SMT sharing (smt)"
+	 for d in /sys/kernel/debug/sched/domains/cpu0/domain*; do
+		sed "s/^/$(cat $d/name) /" $d/group_capacity
+	 done') || {
 	rc=$?; say "== boot failed, log: $log"; exit $rc; }
 guest_output "$log"
 say "== log: ${log#$TOP/}"

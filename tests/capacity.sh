@@ -1,0 +1,65 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# SMT capacity: each group's capacities in debugfs and under sched_verbose,
+# the x86 Hyper-Threading table, the POWER8 table given by smt_capacity= to
+# the 6 x 8-thread smt8 shape, a malformed smt_capacity=, and where spinning
+# tasks run on smt8 and ht (I1, I2 of smt_spread_test, one result per N).
+. "$(dirname "$0")/lib.sh"
+POWER8=1024,1638,1946,2150,2304,2406,2478,2520
+GC=/sys/kernel/debug/sched/domains/cpu0
+SPREAD=/kselftest/sched/smt_spread_test
+
+# group_lines DOMAIN: CPU0's group_capacity lines of domain DOMAIN in $OUT.
+group_lines() { echo "$OUT" | sed -n "s/^$1: //p"; }
+
+# groups_are DOMAIN N SMT: N groups, each one core with capacity_smt SMT.
+groups_are() {
+	group_lines "$1" | awk -v n="$2" -v smt="$3" '
+		{ seen++ } !/ cores=1 / || $NF != "capacity_smt=" smt { bad++; print "  " $0 }
+		END { exit !(seen == n && !bad) }'
+}
+
+# out_has_re ERE: a line of the guest's output matches.
+out_has_re() { echo "$OUT" | grep -qE -- "$1"; }
+
+# spread NAME: one result per TAP line of smt_spread_test in $OUT.
+spread() {
+	echo "$OUT" | awk -v t="$T" -v name="$1" '
+		/^(not )?ok [0-9]+ spread\./ { seen++; res = ($1 == "ok" && !/# SKIP/) ? "ok" : "not ok"
+			if (res != "ok") bad = 1
+			sub(/^(not )?ok [0-9]+ /, ""); print res " - " t ": " name ": " $0 }
+		END { if (seen != 7) { print "not ok - " t ": " name ": " seen + 0 " of 7 results"; bad = 1 }
+			exit bad }' || failed=1
+}
+
+# show_groups: CPU0's group_capacity of domains 0 and 1, tagged.
+show_groups="for d in 0 1; do sed \"s/^/\$d: /\" $GC/domain\$d/group_capacity; done"
+
+TIMEOUT=900 boot power8 smt8 "sched_verbose smt_capacity=$POWER8" \
+	"$show_groups; ls -l $GC/domain1/group_capacity; $SPREAD" && {
+	check "power8: smt_capacity= line" \
+		has "smt_capacity: core throughput with 1 to 8 busy threads: $(echo $POWER8 | tr , ' ')\$"
+	check "power8: 6 cores of SMT capacity 2520 at MC" groups_are 1 6 2520
+	check "power8: 8 threads of SMT capacity 1024 at SMT" groups_are 0 8 1024
+	check "power8: MC groups keep 8 CPUs of capacity" \
+		[ "$(group_lines 1 | grep -c ' capacity_orig=8192 ')" -eq 6 ]
+	check "power8: group_capacity readable by root only" out_has_re '^-r-------- .*group_capacity$'
+	check "power8: sched_verbose prints each domain's groups once (6 x 8 + 6)" \
+		[ "$(count ' group_capacity: span=')" -eq 54 ]
+	check "power8: sched_verbose prints the debugfs lines" \
+		[ "$(klog | sed -n 's/^.*\] MC domain 0-47 group_capacity: \(span=0-7 .*\)$/\1/p')" = \
+			"$(group_lines 1 | head -1)" ]
+	spread "smt8 with the POWER8 table"
+}
+
+TIMEOUT=600 boot ht ht "sched_verbose" "$show_groups; $SPREAD" && {
+	check "ht: 4 cores of SMT capacity 1178 (x86 table)" groups_are 1 4 1178
+	spread "ht with the x86 table"
+}
+
+boot malformed ht "sched_verbose smt_capacity=1024,2049" "$show_groups" && {
+	check "malformed: one warning naming the parameter" \
+		[ "$(count "smt_capacity=1024,2049: a busy thread adds more than c1 or lowers the throughput; using the architecture's SMT capacity")" -eq 1 ]
+	check "malformed: the x86 table is kept" groups_are 1 4 1178
+}
+finish
