@@ -18,9 +18,6 @@ line_is_domains() {
 		{ n = split(line, us, ","); for (i = 1; i <= NF; i++) printf "%s=%d ", $i, us[i] * 1000 }')"
 }
 
-# out_has LINE: the guest's output has this line.
-out_has() { echo "$OUT" | grep -qx -- "$1"; }
-
 # The sched-domains lines of $OUT, without kernel messages.
 domains() { echo "$OUT" | grep -E '^cpu[0-9]+ '; }
 

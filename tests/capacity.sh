@@ -19,9 +19,6 @@ groups_are() {
 		END { exit !(seen == n && !bad) }'
 }
 
-# out_has_re ERE: a line of the guest's output matches.
-out_has_re() { echo "$OUT" | grep -qE -- "$1"; }
-
 # spread NAME: one result per TAP line of smt_spread_test in $OUT.
 spread() {
 	echo "$OUT" | awk -v t="$T" -v name="$1" '
@@ -43,7 +40,7 @@ TIMEOUT=900 boot power8 smt8 "sched_verbose smt_capacity=$POWER8" \
 	check "power8: 8 threads of SMT capacity 1024 at SMT" groups_are 0 8 1024
 	check "power8: MC groups keep 8 CPUs of capacity" \
 		[ "$(group_lines 1 | grep -c ' capacity_orig=8192 ')" -eq 6 ]
-	check "power8: group_capacity readable by root only" out_has_re '^-r-------- .*group_capacity$'
+	check "power8: group_capacity readable by root only" out_match '^-r-------- .*group_capacity$'
 	check "power8: sched_verbose prints each domain's groups once (6 x 8 + 6)" \
 		[ "$(count ' group_capacity: span=')" -eq 54 ]
 	check "power8: sched_verbose prints the debugfs lines" \

@@ -31,6 +31,12 @@ klog() { sed -n '/@@@ run begin @@@/q;p' "$LOG" | tr -d '\r'; }
 # has PATTERN: the kernel log has a line matching the ERE PATTERN.
 has() { klog | grep -qE -- "$1"; }
 
+# out_has LINE: the guest's output ($OUT) has this line.
+out_has() { echo "$OUT" | grep -qx -- "$1"; }
+
+# out_match ERE: a line of the guest's output matches.
+out_match() { echo "$OUT" | grep -qE -- "$1"; }
+
 # count PATTERN: how many kernel log lines match.
 count() { klog | grep -cE -- "$1"; }
 
