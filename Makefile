@@ -4,15 +4,16 @@
 # boots and tests it under QEMU.  `make help` lists the targets.
 
 ARCH	?= x86_64
+ARCHES	?= $(notdir $(wildcard arch/*))
 SHAPE	?= numa
 APPEND	?=
 RUN	?= true
-export ARCH SHAPE APPEND RUN
+export ARCH ARCHES SHAPE APPEND RUN
 
 S := scripts
 
-.PHONY: help deps tree export kernel initramfs boot shell shapes run check \
-	lint kunit kselftest scenarios bench bench-smt clean
+.PHONY: help deps tree export kernel initramfs build boot shell shapes run \
+	check lint kunit kselftest scenarios bench bench-smt clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -22,10 +23,12 @@ help:
 	@echo "make export     regenerate patches/ from build/linux"
 	@echo "make kernel     build the guest kernel        (ARCH=$(ARCH))"
 	@echo "make initramfs  build the guest initramfs     (ARCH=$(ARCH))"
+	@echo "make build      kernel and initramfs of each arch (ARCHES=$(ARCHES))"
 	@echo "make boot       boot SHAPE with APPEND, run RUN in the guest (SHAPE=$(SHAPE))"
 	@echo "make shell      interactive guest shell on SHAPE"
 	@echo "make shapes     list the QEMU shapes and their sched-domain levels"
 	@echo "make kunit | kselftest | scenarios | lint   one stage of make check"
+	@echo "                (kunit and kselftest on each of ARCHES)"
 	@echo "make bench      patched vs base: boot, calibration, hackbench"
 	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
 
@@ -44,6 +47,9 @@ kernel: tree
 initramfs: tree
 	@sh $(S)/initramfs.sh $(ARCH)
 
+build:
+	@sh $(S)/build.sh
+
 boot:
 	@sh $(S)/boot.sh "$$SHAPE" "$$APPEND" "$$RUN"
 
@@ -59,7 +65,7 @@ run: kernel initramfs
 check:
 	@sh $(S)/check.sh
 
-kunit kselftest scenarios lint: kernel initramfs
+kunit kselftest scenarios lint: build
 	@sh $(S)/$@.sh
 
 bench: kernel initramfs
@@ -69,4 +75,4 @@ bench-smt: kernel initramfs
 	@sh $(S)/bench-smt.sh
 
 clean:
-	rm -rf build/x86_64 build/x86_64.config build/logs
+	rm -rf $(foreach a,$(ARCHES),build/$(a) build/$(a).config) build/logs

@@ -35,6 +35,11 @@ cat "$initramfs" "$work/run.cpio" > "$work/initrd"
 
 set -- $QEMU $SHAPE_QEMU -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
 	-append "console=$CONSOLE panic=-1 $append"
+# A shape that describes more than QEMU's device tree does boots its own.
+if [ -n "${SHAPE_DT_CAPACITY:-}${SHAPE_DT_L2_SIZE:-}" ]; then
+	sh "$TOP/scripts/dtb.sh" "$shape" "$work/shape.dtb"
+	set -- "$@" -dtb "$work/shape.dtb"
+fi
 if [ "${INTERACTIVE:-0}" = 1 ]; then
 	"$@" -nographic -serial mon:stdio
 	exit

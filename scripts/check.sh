@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: build, then the KUnit, kselftest, boot-scenario and lint
-# stages.  Every stage prints "ok - ..." / "not ok - ..." lines; the last
+# make check: build every arch, then the KUnit, kselftest, boot-scenario
+# and lint stages.  Every stage prints "ok - ..." / "not ok - ..." lines; the last
 # line of the output is "N passed, N failed".  Exit status 1 on any failure.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -29,13 +29,7 @@ stage() {
 	return $rc
 }
 
-build() {
-	sh "$TOP/scripts/deps.sh" x86_64 && sh "$TOP/scripts/tree.sh" &&
-	sh "$TOP/scripts/kernel.sh" x86_64 && sh "$TOP/scripts/initramfs.sh" x86_64 &&
-	echo "ok - build: x86_64 kernel and initramfs"
-}
-
-if stage build build; then
+if stage build sh "$TOP/scripts/build.sh"; then
 	stage kunit sh "$TOP/scripts/kunit.sh"
 	stage kselftest sh "$TOP/scripts/kselftest.sh"
 	stage scenarios sh "$TOP/scripts/scenarios.sh"
@@ -45,8 +39,12 @@ stage lint sh "$TOP/scripts/lint.sh"
 passed=$(grep -c '^ok - ' "$results")
 failed=$(grep -c '^not ok - ' "$results")
 if [ "$failed" != 0 ]; then
+	# Each failure with the indented lines that say why (at most 20).
 	say "=== failed:"
-	grep '^not ok - ' "$results"
+	for f in "$BUILD"/logs/check-*.out; do
+		awk '/^not ok - / { n = 20; print; next }
+		     n && /^  / { n--; print; next } { n = 0 }' "$f"
+	done
 fi
 say "$passed passed, $failed failed"
 [ "$failed" = 0 ]

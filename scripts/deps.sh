@@ -11,16 +11,36 @@ pkgs="bc bison flex make gcc libc6-dev libelf-dev libssl-dev kmod ccache python3
       git xz-utils rsync busybox-static rt-tests python3-ply python3-git
       $ARCH_PACKAGES"
 
+export DEBIAN_FRONTEND=noninteractive
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -n "$missing" ]; then
+	say "deps: installing$missing"
+	[ "$(id -u)" = 0 ] || die "need root to install:$missing"
+	# An index that fails to download (a mirror in sync) need not stop
+	# us: apt-get install says if it mattered.
+	apt-get update -qq || say "deps: apt-get update had errors, going on"
+	# Recommends would pull in hundreds of MB of firmware for qemu-system-*.
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
 
-say "deps: installing$missing"
-[ "$(id -u)" = 0 ] || die "need root to install:$missing"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# Recommends would pull in hundreds of MB of firmware for qemu-system-*.
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+# A foreign arch's guest userspace: its Debian busybox-static package,
+# downloaded through dpkg's multiarch support and unpacked, not installed.
+[ -z "${DEBIAN_ARCH:-}" ] || [ -x "$BUSYBOX" ] && exit 0
+say "deps: fetching busybox-static:$DEBIAN_ARCH"
+[ "$(id -u)" = 0 ] || die "need root to add the $DEBIAN_ARCH architecture"
+if ! dpkg --print-foreign-architectures | grep -qx "$DEBIAN_ARCH"; then
+	dpkg --add-architecture "$DEBIAN_ARCH"
+	apt-get update -qq || say "deps: apt-get update had errors, going on"
+fi
+dl=$BUILD/dl
+mkdir -p "$dl"
+rm -f "$dl"/busybox-static_*_"$DEBIAN_ARCH".deb
+# As root, into a directory that apt's unprivileged _apt user cannot write.
+(cd "$dl" && apt-get download -qq -o APT::Sandbox::User=root "busybox-static:$DEBIAN_ARCH")
+rm -rf "$dl/busybox-$DEBIAN_ARCH"
+dpkg-deb -x "$dl"/busybox-static_*_"$DEBIAN_ARCH".deb "$dl/busybox-$DEBIAN_ARCH"
+[ -x "$BUSYBOX" ] || die "no $BUSYBOX in busybox-static:$DEBIAN_ARCH"

@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build build/ARCH/initramfs.cpio: busybox, guest/ (its C programs built
-# static), the host binaries that
-# arch/ARCH lists in GUEST_BINARIES (benchmarks) with their libraries, and
-# the kselftests of the tree's tools/testing/selftests/sched (static, with
-# run_kselftest.sh), packed by the tree's usr/gen_init_cpio.  Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
+# Build build/ARCH/initramfs.cpio: the arch's static busybox, guest/ (its C
+# programs built static with the arch's compiler), the host binaries that
+# arch/ARCH lists in GUEST_BINARIES (x86_64 benchmarks) with their
+# libraries, and the kselftests of the tree's tools/testing/selftests/sched
+# (static, with run_kselftest.sh), packed by the tree's usr/gen_init_cpio.
+# Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
 set -eu
 . "$(dirname "$0")/lib.sh"
 build_args "$@"
@@ -17,7 +18,8 @@ gen=$BUILD/gen_init_cpio
 ks=$obj/kselftest
 rm -rf "$ks"
 make -s -C "$src/tools/testing/selftests" TARGETS=sched O="$obj/kselftest-build" \
-	CC="${CROSS_COMPILE}gcc" LDFLAGS=-static INSTALL_PATH="$ks" install >/dev/null
+	ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" CC="${CROSS_COMPILE}gcc" \
+	LDFLAGS=-static INSTALL_PATH="$ks" install >/dev/null
 
 # Guest programs of our own (guest/*.c), static.
 mkdir -p "$obj/guest"

@@ -14,12 +14,18 @@ SERIES_EMAIL="sched-series@kernel-dev.invalid"
 # first in PATH whatever else the machine has.
 PATH=/usr/bin:$PATH
 
+# The arches built and tested: every one arch/ describes, unless ARCHES
+# names some.
+ARCHES=${ARCHES:-$(ls "$TOP/arch" | tr '\n' ' ')}
+
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
 # load_arch ARCH: read arch/<ARCH> (KARCH, CROSS_COMPILE, QEMU, ...).
 load_arch() {
 	[ -f "$TOP/arch/$1" ] || die "unknown ARCH '$1' (have: $(ls "$TOP/arch" | tr '\n' ' '))"
+	# What an arch file may leave out.
+	DEBIAN_ARCH= GUEST_BINARIES= KSELFTEST_SKIPS=
 	. "$TOP/arch/$1"
 	OBJ=$BUILD/$1
 }

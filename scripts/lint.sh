@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Lint the series: checkpatch --strict on every patch (no error, warning or
-# check), every patch compiles on its own (x86_64, one commit at a time:
-# the objects it changes and the kselftests), no new W=1 warnings in the
-# objects built from the files the series touches, and the tip builds for
-# powerpc (the series has powerpc code).
+# check), every patch compiles on its own (one commit at a time: the
+# objects it changes and the kselftests, for x86_64 and for the other
+# arches whose code it changes), and no new W=1 warnings in the objects
+# built from the files the series touches.
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$SRC"
@@ -23,35 +23,47 @@ for p in $(grep -v '^#' "$TOP/patches/series"); do
 	fi
 done
 
-# Each commit in turn, in the same tree and object directory: the objects
-# of the C files it changes (kernel/sched is a unity build: its four
+# Each commit in turn, in the same tree and object directories: the
+# objects of the C files it changes (kernel/sched is a unity build: its four
 # objects), the scheduler objects when it changes a header, and the static
-# kselftests when it changes tools/testing.  The tip's full builds are the
-# build stage (x86_64) and the powerpc build below; a full rebuild at each
-# patch that changes a widely included header would not fit CI's time.
-# sched_objs FILE...: the objects that compile FILEs, for the x86_64 build.
-sched_objs() {
+# kselftests when it changes tools/testing, for x86_64; and for each other
+# arch whose code it changes, that code and the scheduler objects, which
+# use the arch's hooks.  The tip's full builds, for every arch, are the
+# build stage; a full rebuild at each patch that changes a widely included
+# header would not fit CI's time.
+sched_objs="kernel/sched/build_utility.o kernel/sched/build_policy.o
+	    kernel/sched/core.o kernel/sched/fair.o"
+# arch_objs ARCH FILE...: the objects to build for ARCH for these FILEs.
+arch_objs() {
+	arch=$1; shift
+	load_arch "$arch"
 	for f in "$@"; do
-		case $f in
-		kernel/sched/*|*.h|*Kconfig*)
-			echo kernel/sched/build_utility.o kernel/sched/build_policy.o
-			echo kernel/sched/core.o kernel/sched/fair.o ;;
-		arch/x86/*.c|kernel/*.c|init/*.c|lib/*.c|drivers/*.c) echo "${f%.c}.o" ;;
+		case $arch:$f in
+		x86_64:kernel/sched/*|x86_64:*.h|x86_64:*Kconfig*) echo $sched_objs ;;
+		x86_64:arch/x86/*.c|x86_64:kernel/*.c|x86_64:init/*.c|x86_64:lib/*.c|x86_64:drivers/*.c)
+			echo "${f%.c}.o" ;;
+		x86_64:*) ;;
+		*:arch/$KARCH/*.c) echo "${f%.c}.o" $sched_objs ;;
+		*:arch/$KARCH/*) echo $sched_objs ;;
 		esac
-	done | sort -u | tr '\n' ' '
+	done | tr ' ' '\n' | sort -u | tr '\n' ' '
+}
+# build_commit FILE...: build what the commit checked out changes.
+build_commit() {
+	for a in $ARCHES; do
+		objs=$(arch_objs "$a" "$@")
+		[ -z "$objs" ] || KERNEL_TARGETS="$objs" sh "$TOP/scripts/kernel.sh" "$a" || return 1
+	done
+	! echo "$*" | tr ' ' '\n' | grep -q '^tools/testing/' ||
+		sh "$TOP/scripts/initramfs.sh" x86_64
 }
 tip=$(git symbolic-ref --short HEAD)
 trap 'git checkout -q "$tip"' EXIT
 for c in $(git rev-list --reverse base..HEAD); do
 	subject=$(git log -1 --format=%s "$c")
 	files=$(git diff-tree --no-commit-id --name-only -r "$c")
-	objs=$(sched_objs $files)
 	git checkout -q --detach "$c"
-	if {
-		{ [ -z "$objs" ] || KERNEL_TARGETS="$objs" sh "$TOP/scripts/kernel.sh" x86_64; } &&
-		{ ! echo "$files" | grep -q '^tools/testing/' ||
-		  sh "$TOP/scripts/initramfs.sh" x86_64; }
-	} >"$BUILD/logs/lint-build.log" 2>&1; then
+	if build_commit $files >"$BUILD/logs/lint-build.log" 2>&1; then
 		echo "ok - lint: builds: $subject"
 	else
 		tail -n 20 "$BUILD/logs/lint-build.log" | sed 's/^/  /'
@@ -98,15 +110,4 @@ if [ -n "$objs" ]; then
 	sh "$TOP/scripts/kernel.sh" x86_64 >/dev/null
 fi
 
-# The series' powerpc code builds for powerpc: a ppc64le pseries vmlinux
-# with kconfig/powerpc.config and the series' options, cross-compiled.
-if { sh "$TOP/scripts/deps.sh" powerpc &&
-     sh "$TOP/scripts/kernel.sh" powerpc "$SRC" "$BUILD/powerpc" "powerpc series"; } \
-	>"$BUILD/logs/lint-powerpc.log" 2>&1 &&
-   ! grep -qE 'warning:|error:' "$BUILD/logs/lint-powerpc.log"; then
-	echo "ok - lint: builds for powerpc (ppc64le pseries vmlinux, no warning)"
-else
-	grep -E 'warning:|error:' "$BUILD/logs/lint-powerpc.log" | head -n 20 | sed 's/^/  /'
-	echo "not ok - lint: builds for powerpc (build/logs/lint-powerpc.log)"; rc=1
-fi
 exit $rc

@@ -8,16 +8,6 @@ FORCE="migration_calibrate=force"
 SMALL="max_cache_size=131072"	# a calibration of ~0.2 s under TCG
 ROW=' *[0-9]+\.[0-9]'		# a matrix cell: ns >> 20, one decimal
 
-# The values of the report's migration_cost= line, comma separated.
-cost_line() { klog | sed -n 's/^\[[ .0-9]*\] migration_cost=\([0-9,]*\)$/\1/p'; }
-
-# line_is_domains LEVELS: every domain in $OUT has the value that the
-# report's migration_cost= line gives its level (LEVELS: names, lowest first).
-line_is_domains() {
-	domains_are "$(echo "$1" | awk -v line="$(cost_line)" '
-		{ n = split(line, us, ","); for (i = 1; i <= NF; i++) printf "%s=%d ", $i, us[i] * 1000 }')"
-}
-
 # The sched-domains lines of $OUT, without kernel messages.
 domains() { echo "$OUT" | grep -E '^cpu[0-9]+ '; }
 

@@ -11,18 +11,26 @@ failed=0
 ok() { echo "ok - $T: $*"; }
 not_ok() { echo "not ok - $T: $*"; failed=1; }
 
-# check DESCRIPTION COMMAND...: one result line from COMMAND's exit status.
+# check DESCRIPTION COMMAND...: one result line from COMMAND's exit status,
+# followed by what COMMAND printed (why it failed), indented.
 check() {
 	desc=$1; shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+	if why=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc"; fi
+	[ -z "$why" ] || echo "$why" | sed 's/^/  /'
 }
 
 # boot NAME SHAPE APPEND RUN: boot, set $LOG and $OUT (the RUN output);
-# a failed boot is itself a failed check.
+# a failed boot is itself a failed check, followed by boot.sh's reason and
+# the end of the console log.
 boot() {
-	LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4") ||
-		{ not_ok "$1: boot failed ($LOG)"; OUT=; return 1; }
-	OUT=$(guest_output "$LOG")
+	if LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" 2>"$BUILD/logs/.boot-why"); then
+		OUT=$(guest_output "$LOG")
+		return 0
+	fi
+	not_ok "$1: boot failed ($LOG)"
+	{ cat "$BUILD/logs/.boot-why"; tail -n 10 "$LOG"; } | tr -d '\r' | sed 's/^/  /'
+	OUT=
+	return 1
 }
 
 # The kernel's own lines: the console log up to the guest's output.
@@ -37,6 +45,20 @@ out_has() { echo "$OUT" | grep -qx -- "$1"; }
 # out_match ERE: a line of the guest's output matches.
 out_match() { echo "$OUT" | grep -qE -- "$1"; }
 
+# group_lines TAG: the group_capacity lines RUN printed prefixed "TAG: ".
+group_lines() { echo "$OUT" | sed -n "s/^$1: //p"; }
+
+# tap_results NAME FIXTURE N: one result per TAP line of a kselftest_harness
+# program's FIXTURE in $OUT (a skip fails), and a failure unless N came.
+tap_results() {
+	echo "$OUT" | awk -v t="$T" -v name="$1" -v f="$2" -v n="$3" '
+		$0 ~ "^(not )?ok [0-9]+ " f "\\." { seen++; res = ($1 == "ok" && !/# SKIP/) ? "ok" : "not ok"
+			if (res != "ok") bad = 1
+			sub(/^(not )?ok [0-9]+ /, ""); print res " - " t ": " name ": " $0 }
+		END { if (seen != n) { print "not ok - " t ": " name ": " seen + 0 " of " n " results"; bad = 1 }
+			exit bad }' || failed=1
+}
+
 # count PATTERN: how many kernel log lines match.
 count() { klog | grep -cE -- "$1"; }
 
@@ -47,6 +69,16 @@ domains_are() {
 		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) { split(w[i], kv, "="); v[kv[1]] = kv[2] } }
 		$1 ~ /^cpu[0-9]+$/ { seen++; if (!($4 in v) || $5 != v[$4]) { print "  " $0 " (want " v[$4] ")"; bad++ } }
 		END { exit !(seen && !bad) }'
+}
+
+# The values of the report's migration_cost= line, comma separated.
+cost_line() { klog | sed -n 's/^\[[ .0-9]*\] migration_cost=\([0-9,]*\)$/\1/p'; }
+
+# line_is_domains LEVELS: every domain in $OUT has the value that the
+# report's migration_cost= line gives its level (LEVELS: names, lowest first).
+line_is_domains() {
+	domains_are "$(echo "$1" | awk -v line="$(cost_line)" '
+		{ n = split(line, us, ","); for (i = 1; i <= NF; i++) printf "%s=%d ", $i, us[i] * 1000 }')"
 }
 
 finish() { exit "$failed"; }

@@ -9,7 +9,6 @@ for f in "$TOP"/shapes/*; do
 	boot "$shape" "$shape" "sched_verbose" \
 		'echo "levels:" $(cat /sys/kernel/debug/sched/domains/cpu0/domain*/name 2>/dev/null)' ||
 		continue
-	# Kernel messages may interleave with RUN's output on the console.
 	got=$(echo "$OUT" | sed -n 's/^levels: *//p')
 	check "$shape: CPU0 levels '$got', declared '$SHAPE_LEVELS'" [ "$got" = "$SHAPE_LEVELS" ]
 done
