@@ -12,8 +12,8 @@ export ARCH ARCHES SHAPE APPEND RUN
 
 S := scripts
 
-.PHONY: help deps tree export kernel initramfs build boot shell shapes run \
-	check lint kunit kselftest scenarios bench bench-smt clean
+.PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
+	shapes run check lint kunit kselftest scenarios bench bench-smt clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -24,6 +24,7 @@ help:
 	@echo "make kernel     build the guest kernel        (ARCH=$(ARCH))"
 	@echo "make initramfs  build the guest initramfs     (ARCH=$(ARCH))"
 	@echo "make build      kernel and initramfs of each arch (ARCHES=$(ARCHES))"
+	@echo "make base-kernel  the kernel without the series (ARCH=$(ARCH)), for KERNEL="
 	@echo "make boot       boot SHAPE with APPEND, run RUN in the guest (SHAPE=$(SHAPE))"
 	@echo "make shell      interactive guest shell on SHAPE"
 	@echo "make shapes     list the QEMU shapes and their sched-domain levels"
@@ -49,6 +50,9 @@ initramfs: tree
 
 build:
 	@sh $(S)/build.sh
+
+base-kernel: tree
+	@sh $(S)/base-kernel.sh $(ARCH)
 
 boot:
 	@sh $(S)/boot.sh "$$SHAPE" "$$APPEND" "$$RUN"

@@ -50,13 +50,13 @@ guest_output() {
 	sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$1" | tr -d '\r'
 }
 
-# base_kernel: build the base commit (a worktree of the tree's "base" tag)
-# for x86_64 with the same fragments, the series' options left out, for
-# benchmarks against it; sets BASE_IMAGE.
+# base_kernel [ARCH]: build the base commit (a worktree of the tree's "base"
+# tag) for ARCH (default x86_64) with the same fragments, the series'
+# options left out, for comparisons against it; sets BASE_IMAGE.
 base_kernel() {
 	[ -d "$BUILD/linux-base" ] ||
 		git -C "$SRC" worktree add -q --detach "$BUILD/linux-base" base
-	sh "$TOP/scripts/kernel.sh" x86_64 "$BUILD/linux-base" "$BUILD/x86_64-base"
-	load_arch x86_64
-	BASE_IMAGE=$BUILD/x86_64-base/$KIMAGE
+	sh "$TOP/scripts/kernel.sh" "${1:-x86_64}" "$BUILD/linux-base" "$BUILD/${1:-x86_64}-base"
+	load_arch "${1:-x86_64}"
+	BASE_IMAGE=$BUILD/${1:-x86_64}-base/$KIMAGE
 }

@@ -24,22 +24,38 @@ for p in $(grep -v '^#' "$TOP/patches/series"); do
 done
 
 # Each commit in turn, in the same tree and object directories: the
-# objects of the C files it changes (kernel/sched is a unity build: its four
-# objects), the scheduler objects when it changes a header, and the static
-# kselftests when it changes tools/testing, for x86_64; and for each other
-# arch whose code it changes, that code and the scheduler objects, which
-# use the arch's hooks.  The tip's full builds, for every arch, are the
-# build stage; a full rebuild at each patch that changes a widely included
-# header would not fit CI's time.
+# objects of the C files it changes (kernel/sched is a unity build: the
+# object that includes the file), the four scheduler objects when it
+# changes a header or a Kconfig file, and the static kselftests when it
+# changes tools/testing, for x86_64; and for each other arch whose code it
+# changes, that code and the scheduler objects, which use the arch's hooks.
+# The tip's full builds, for every arch, are the build stage; a full
+# rebuild at each patch that changes a widely included header would not
+# fit CI's time.
 sched_objs="kernel/sched/build_utility.o kernel/sched/build_policy.o
 	    kernel/sched/core.o kernel/sched/fair.o"
+# sched_unit FILE: the object that compiles the kernel/sched C file FILE,
+# following #include "file.c" up to core.c, fair.c or a build_*.c.
+sched_unit() {
+	f=$1
+	while :; do
+		case $f in
+		kernel/sched/core.c|kernel/sched/fair.c|kernel/sched/build_*.c)
+			echo "${f%.c}.o"; return ;;
+		esac
+		inc=$(grep -lE "^# *include \"${f#kernel/sched/}\"" kernel/sched/*.c | head -n 1)
+		[ -n "$inc" ] || { echo $sched_objs; return; }
+		f=$inc
+	done
+}
 # arch_objs ARCH FILE...: the objects to build for ARCH for these FILEs.
 arch_objs() {
 	arch=$1; shift
 	load_arch "$arch"
 	for f in "$@"; do
 		case $arch:$f in
-		x86_64:kernel/sched/*|x86_64:*.h|x86_64:*Kconfig*) echo $sched_objs ;;
+		x86_64:kernel/sched/*.c) sched_unit "$f" ;;
+		x86_64:*.h|x86_64:*Kconfig*) echo $sched_objs ;;
 		x86_64:arch/x86/*.c|x86_64:kernel/*.c|x86_64:init/*.c|x86_64:lib/*.c|x86_64:drivers/*.c)
 			echo "${f%.c}.o" ;;
 		x86_64:*) ;;
