@@ -3,7 +3,8 @@
 # SMT capacity: each group's capacities in debugfs and under sched_verbose,
 # the x86 Hyper-Threading table, the POWER8 table given by smt_capacity= to
 # the 6 x 8-thread smt8 shape, a malformed smt_capacity=, and where spinning
-# tasks run on smt8 and ht (I1, I2 of smt_spread_test, one result per N).
+# tasks run on smt8 and ht (I1, I2 of smt_spread_test, one result per N),
+# also while RT pressure lowers the capacity of one core's thread (I3).
 . "$(dirname "$0")/lib.sh"
 POWER8=1024,1638,1946,2150,2304,2406,2478,2520
 GC=/sys/kernel/debug/sched/domains/cpu0
@@ -40,6 +41,24 @@ TIMEOUT=900 boot power8 smt8 "sched_verbose smt_capacity=$POWER8" \
 TIMEOUT=600 boot ht ht "sched_verbose" "$show_groups; $SPREAD" && {
 	check "ht: 4 cores of SMT capacity 1178 (x86 table)" groups_are 1 4 1178
 	tap_results "ht with the x86 table" spread 7
+}
+
+# pressured SPAN PERCENT: the MC group SPAN (printed after the test) has a
+# current capacity of at most PERCENT of its maximum.
+pressured() {
+	group_lines 1 | awk -v span="$1" -v pct="$2" '
+		$1 == "span=" span { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			print "  " $0; ok = v["capacity"] * 100 <= v["capacity_orig"] * pct }
+		END { exit !ok }'
+}
+
+# I3: an RT task busy 25% of the time on CPU 1 takes about a quarter of its
+# capacity; the core 0-1, whose threads are idle most of the time, must
+# still take its share of the spinning tasks.
+TIMEOUT=600 boot rt-pressure ht "sched_verbose" \
+	"rt_pressure 1 25 & sleep 2; $SPREAD; sed 's/^/1: /' $GC/domain1/group_capacity" && {
+	check "rt-pressure: core 0-1 at most 95% of its capacity throughout" pressured 0-1 95
+	tap_results "ht with RT pressure on CPU 1" spread 7
 }
 
 boot malformed ht "sched_verbose smt_capacity=1024,2049" "$show_groups" && {
