@@ -29,8 +29,8 @@ int main(int argc, char **argv)
 	struct sched_param param = { .sched_priority = 1 };
 	struct timespec rest = { 0 };
 	int cpu, percent;
+	long busy, start;
 	cpu_set_t set;
-	long start;
 
 	if (argc != 3 || (cpu = atoi(argv[1])) < 0 ||
 	    (percent = atoi(argv[2])) < 1 || percent > 90) {
@@ -44,10 +44,11 @@ int main(int argc, char **argv)
 		perror("rt_pressure");
 		return 1;
 	}
-	rest.tv_nsec = PERIOD_NS * (100 - percent) / 100;
+	busy = PERIOD_NS * percent / 100;
+	rest.tv_nsec = PERIOD_NS - busy;
 	for (;;) {
 		start = now_ns();
-		while (now_ns() - start < PERIOD_NS * percent / 100)
+		while (now_ns() - start < busy)
 			;
 		nanosleep(&rest, NULL);
 	}

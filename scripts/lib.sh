@@ -54,9 +54,10 @@ guest_output() {
 # tag) for ARCH (default x86_64) with the same fragments, the series'
 # options left out, for comparisons against it; sets BASE_IMAGE.
 base_kernel() {
+	base_arch=${1:-x86_64}
 	[ -d "$BUILD/linux-base" ] ||
 		git -C "$SRC" worktree add -q --detach "$BUILD/linux-base" base
-	sh "$TOP/scripts/kernel.sh" "${1:-x86_64}" "$BUILD/linux-base" "$BUILD/${1:-x86_64}-base"
-	load_arch "${1:-x86_64}"
-	BASE_IMAGE=$BUILD/${1:-x86_64}-base/$KIMAGE
+	sh "$TOP/scripts/kernel.sh" "$base_arch" "$BUILD/linux-base" "$BUILD/$base_arch-base"
+	load_arch "$base_arch"
+	BASE_IMAGE=$BUILD/$base_arch-base/$KIMAGE
 }

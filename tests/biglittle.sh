@@ -21,9 +21,9 @@ done; done; echo "cpu_capacity:" $(cat /sys/devices/system/cpu/cpu*/cpu_capacity
 # a current capacity no larger.
 groups_are() {
 	tag=$1; shift
-	group_lines "$tag" | awk -v want="$*" '
+	group_lines "$tag" | awk -v want="$*" "$AWK_KV"'
 		BEGIN { n = split(want, w, " ") }
-		{ seen++; for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		{ seen++; kv()
 		  if (v["capacity_orig"] != w[seen] || v["capacity_smt"] != w[seen] ||
 		      v["capacity"] > w[seen]) { bad++; print "  " $0 " (want " w[seen] ")" } }
 		END { exit !(seen == n && !bad) }'
