@@ -3,7 +3,9 @@
 #
 # make bench: the series against its base on the same QEMU shape, in one run,
 # alternating kernels round by round.  For each kernel configuration:
-#   - boot: seconds from kernel start to the first line of RUN (/proc/uptime);
+#   - boot: seconds from kernel start to the first line of RUN (/proc/uptime),
+#     also against the series with the calibration off: the calibration runs
+#     in the background and must not delay it;
 #   - calibration: its delay and its migration_cost= line, and how much the
 #     values vary from boot to boot (coefficient of variation per level);
 #   - hackbench (rt-tests, pipe mode): seconds, median of ROUNDS boots.
@@ -21,6 +23,7 @@ base_kernel
 # Kernel configurations: NAME KERNEL ARGS (ARGS with "+" for spaces).
 configs="base:$BASE_IMAGE:
 patched:$OBJ/$KIMAGE:
+off:$OBJ/$KIMAGE:migration_calibrate=off
 forced:$OBJ/$KIMAGE:migration_calibrate=force
 forced-small:$OBJ/$KIMAGE:migration_calibrate=force+max_cache_size=262144"
 
@@ -38,7 +41,7 @@ while [ "$r" -le "$rounds" ]; do
 			/^bench boot / { print name, "boot", $3 }
 			/^bench hackbench / { print name, "hackbench", $3 }
 			/\] calibration delay: / { print name, "delay", $(NF - 1) / 1000 }
-			/\] migration_cost=[0-9,]+$/ { sub(/.*migration_cost=/, ""); print name, "line", $0 }'
+			/\] migration_cost=[A-Z0-9_:,]+$/ { sub(/.*migration_cost=/, ""); print name, "line", $0 }'
 	done >> "$out/results"
 	say "bench: round $r of $rounds done"
 	r=$((r + 1))
@@ -52,28 +55,32 @@ median() {
 
 say ""
 say "== $rounds rounds on shape $shape; hackbench $hackbench (2 runs per boot)"
-printf '%-13s %9s %7s %11s %7s %10s\n' kernel boot_s ratio hackbench_s ratio calib_s
+say "== boot: to the first user command; vs_off: against the series with migration_calibrate=off"
+printf '%-13s %9s %7s %7s %11s %7s %10s\n' kernel boot_s ratio vs_off hackbench_s ratio calib_s
 b_boot=$(median base boot)
 b_hb=$(median base hackbench)
-for name in base patched forced forced-small; do
+o_boot=$(median off boot)
+for name in base patched off forced forced-small; do
 	boot=$(median $name boot)
 	hb=$(median $name hackbench)
 	delay=$(median $name delay)
-	printf '%-13s %9.3f %7.3f %11.3f %7.3f %10s\n' "$name" "$boot" \
-		"$(echo "$boot / $b_boot" | bc -l)" "$hb" "$(echo "$hb / $b_hb" | bc -l)" \
-		"${delay:--}"
+	printf '%-13s %9.3f %7.3f %7.3f %11.3f %7.3f %10s\n' "$name" "$boot" \
+		"$(echo "$boot / $b_boot" | bc -l)" "$(echo "$boot / $o_boot" | bc -l)" \
+		"$hb" "$(echo "$hb / $b_hb" | bc -l)" "${delay:--}"
 done
 say ""
 say "== migration_cost= lines of the calibrated boots, and their spread per level"
 for name in forced forced-small; do
 	awk -v n="$name" '$1 == n && $2 == "line" { print $3 }' "$out/results" |
 		awk -F, -v n="$name" '
-		{ lines[NR] = $0; for (i = 1; i <= NF; i++) { s[i] += $i; q[i] += $i * $i }; nf = NF }
+		{ lines[NR] = $0
+		  for (i = 1; i <= NF; i++) { split($i, f, ":"); lv[i] = f[1]; s[i] += f[2]; q[i] += f[2] * f[2] }
+		  nf = NF }
 		END {
 			printf "%-13s", n; for (l = 1; l <= NR; l++) printf " %s", lines[l]; print ""
 			printf "%-13s CV per level:", ""
 			for (i = 1; i <= nf; i++) { m = s[i] / NR; sd = sqrt(q[i] / NR - m * m)
-				printf " %s", m ? sprintf("%.2f", sd / m) : "-" }
+				printf " %s:%s", lv[i], m ? sprintf("%.2f", sd / m) : "-" }
 			print "" }'
 done
 say "== raw results: ${out#$TOP/}/results"

@@ -41,6 +41,48 @@ if boot more ht "sched_verbose migration_cost=1,2,3,4" 'sched-domains'; then
 		has 'migration_cost=: 2 topology levels, 2 of the 4 values unused'
 fi
 
+# Named levels, in any order; the levels not named keep the default.
+if boot named numa "sched_verbose migration_cost=NUMA:2000,MC:200,PKG:800" 'sched-domains'; then
+	check "named: MC, PKG, NUMA = 200, 800, 2000 us, SMT default" \
+		domains_are "SMT=0 MC=200000 PKG=800000 NUMA=2000000"
+	check "named: dmesg names the levels" \
+		has 'migration_cost: SMT default, MC 200 us, PKG 800 us, NUMA 2000 us$'
+fi
+if boot unknown ht "sched_verbose migration_cost=LLC:300,MC:200" 'sched-domains'; then
+	check "unknown name: one warning" \
+		[ "$(count 'migration_cost=: no topology level is named LLC; LLC:300 ignored$')" = 1 ]
+	check "unknown name: MC is set all the same" domains_are "SMT=0 MC=200000"
+fi
+
+# nosmt takes the SMT level away: names still land on their levels, the
+# positional form moves every value one level down (why names exist).
+if boot nosmt numa "sched_verbose nosmt migration_cost=MC:200,PKG:800,NUMA:2000" 'sched-domains'; then
+	check "nosmt, named: no SMT domain, MC, PKG, NUMA keep their values" \
+		domains_are "MC=200000 PKG=800000 NUMA=2000000"
+fi
+if boot nosmt_positional numa "sched_verbose nosmt migration_cost=0,200,800,2000" 'sched-domains'; then
+	check "nosmt, positional: the first value goes to MC" \
+		domains_are "MC=0 PKG=200000 NUMA=800000"
+fi
+
+# maxcpus=3: no PKG or NUMA domain at boot; they get their named values
+# when CPUs of the other die and of the other node come online.
+if boot maxcpus numa "sched_verbose maxcpus=3 migration_cost=MC:200,PKG:800,NUMA:2000" '
+	sched-domains
+	echo 1 > /sys/devices/system/cpu/cpu4/online
+	echo 1 > /sys/devices/system/cpu/cpu8/online
+	echo "-- online"
+	sched-domains'; then
+	before=$(echo "$OUT" | sed '/^-- online/,$d')
+	after=$(echo "$OUT" | sed '1,/^-- online/d')
+	check "maxcpus=3: SMT and MC only at boot" \
+		sh -c "[ \"\$(echo \"\$1\" | awk '/^cpu/ { print \$4 }' | sort -u | tr '\n' ' ')\" = 'MC SMT ' ]" - "$before"
+	check "maxcpus=3: CPU 0 has PKG and NUMA domains once CPUs 4 and 8 are online" \
+		sh -c "[ \"\$(echo \"\$1\" | awk '\$1 == \"cpu0\" { print \$4 }' | tr '\n' ' ')\" = 'SMT MC PKG NUMA ' ]" - "$after"
+	OUT=$after check "maxcpus=3: with the values named" \
+		domains_are "SMT=0 MC=200000 PKG=800000 NUMA=2000000"
+fi
+
 # One CPU: no sched domains, nothing to map, and no crash.
 if boot up up "sched_verbose migration_cost=1000" 'true'; then
 	check "up: no topology levels, the value is unused" \

@@ -33,8 +33,9 @@ boot() {
 	return 1
 }
 
-# The kernel's own lines: the console log up to the guest's output.
-klog() { sed -n '/@@@ run begin @@@/q;p' "$LOG" | tr -d '\r'; }
+# The kernel's own lines: the console log without the guest's output (the
+# guest init prints the kernel's messages held back during RUN after it).
+klog() { sed '/@@@ run begin @@@/,/@@@ run end/d' "$LOG" | tr -d '\r'; }
 
 # has PATTERN: the kernel log has a line matching the ERE PATTERN.
 has() { klog | grep -qE -- "$1"; }
@@ -75,14 +76,17 @@ domains_are() {
 		END { exit !(seen && !bad) }'
 }
 
-# The values of the report's migration_cost= line, comma separated.
-cost_line() { klog | sed -n 's/^\[[ .0-9]*\] migration_cost=\([0-9,]*\)$/\1/p'; }
+# The report's migration_cost= line, named: "LEVEL:us,LEVEL:us...".
+cost_line() { klog | sed -n 's/^\[[ .0-9]*\] migration_cost=\([A-Z0-9_:,]*\)$/\1/p'; }
 
-# line_is_domains LEVELS: every domain in $OUT has the value that the
-# report's migration_cost= line gives its level (LEVELS: names, lowest first).
+# line_is_domains: every domain in $OUT has the value that the report's
+# migration_cost= line gives its level, and the line names every level.
 line_is_domains() {
-	domains_are "$(echo "$1" | awk -v line="$(cost_line)" '
-		{ n = split(line, us, ","); for (i = 1; i <= NF; i++) printf "%s=%d ", $i, us[i] * 1000 }')"
+	domains_are "$(cost_line | awk -F, '{ for (i = 1; i <= NF; i++) {
+		split($i, f, ":"); printf "%s=%d ", f[1], f[2] * 1000 } }')"
 }
+
+# level_line LEVEL: the report's line for LEVEL, without the prefixes.
+level_line() { klog | sed -n "s/^\[[ .0-9]*\] migration cost: $1 /$1 /p"; }
 
 finish() { exit "$failed"; }
