@@ -51,5 +51,6 @@ for arch in $ARCHES; do
 	kselftest "$arch" default
 	kselftest "$arch" pinned migration_cost=1000,2000,4000,8000
 	kselftest "$arch" calibrated migration_calibrate=force max_cache_size=131072
+	kselftest "$arch" named migration_cost=MC:300,NUMA:2000 migration_calibrate=force max_cache_size=131072
 done
 exit $rc

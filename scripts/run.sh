@@ -18,8 +18,11 @@ say "== $(cd "$SRC" && git log --oneline base..HEAD | wc -l) patches on $(cd "$S
     "shape $shape (${SHAPE_LEVELS:-no sched domains})"
 say "== kernel arguments: sched_verbose $append"
 log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
-	'echo "-- calibration report (dmesg)"
-	 dmesg | sed -n "/\] migration cost matrix/,/\] calibration delay/p; /\] migration cost: /p; /\] migration_cost: /p"
+	'echo "-- calibration: $(mc-wait)"
+	 echo "-- calibration report (dmesg)"
+	 dmesg | sed -n "/\] migration cost matrix/,/\] calibration delay/p
+		/\] migration cost: not calibrated/p; /\] migration cost: calibration/p
+		/\] migration_cost: /p"
 	 echo "-- CPU0 sched domains"; sched-domains 0
 	 echo "-- CPU0 sched groups: capacity now, at most (orig), with SMT sharing (smt)"
 	 for d in /sys/kernel/debug/sched/domains/cpu0/domain*; do

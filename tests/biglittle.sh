@@ -32,7 +32,9 @@ groups_are() {
 # flags_have TAG FLAG: the domain TAG's flags include FLAG.
 flags_have() { out_match "^$1 flags: (.* )?$2( |\$)"; }
 
-if boot topology biglittle "sched_verbose" "$show"; then
+if boot topology biglittle "sched_verbose" "mc-wait; $show"; then
+	check "arm64 cannot tell virtual CPUs: the calibration does not run by default" \
+		out_has 'not calibrated: the CPUs may be virtual (migration_calibrate=force calibrates)'
 	check "sysfs cpu_capacity: 4 x 1024, 4 x 446 from capacity-dmips-mhz" \
 		out_has "cpu_capacity: 1024 1024 1024 1024 446 446 446 446"
 	check "MC of a big CPU: 4 groups of 1024" groups_are "cpu0 MC" 1024 1024 1024 1024

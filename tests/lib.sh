@@ -34,8 +34,9 @@ boot() {
 }
 
 # The kernel's own lines: the console log without the guest's output (the
-# guest init prints the kernel's messages held back during RUN after it).
-klog() { sed '/@@@ run begin @@@/,/@@@ run end/d' "$LOG" | tr -d '\r'; }
+# guest init prints the kernel's messages held back during RUN after it;
+# a message printed as RUN starts can be in both, with the same timestamp).
+klog() { sed '/@@@ run begin @@@/,/@@@ run end/d' "$LOG" | tr -d '\r' | awk '!seen[$0]++'; }
 
 # has PATTERN: the kernel log has a line matching the ERE PATTERN.
 has() { klog | grep -qE -- "$1"; }

@@ -12,24 +12,25 @@ D=/sys/kernel/debug/sched/domains
 auxv='od -An -tu8 -w16 -v /proc/self/auxv | awk '\''$1 == 44 { print "auxv L2", $2 } $1 == 46 { print "auxv L3", $2 }'\'''
 groups='for d in '$D'/cpu0/domain*; do sed "s/^/$(cat $d/name): /" $d/group_capacity; done'
 
-# level_sizes: the cache size the calibration used for each level, as
-# "LEVEL KIND BYTES" (KIND: L2 within an LLC, else LLC).
-level_sizes() {
-	klog | sed -n 's/^.*\] migration cost: \([A-Z]*\): CPU [0-9]* <-> [0-9]*, \([A-Z0-9]*\) \([0-9]*\) bytes$/\1 \2 \3/p'
+# level_caches: the cache each timed level loses, from the report's
+# per-level lines, as "LEVEL L<n> <size>".
+level_caches() {
+	klog | sed -n 's/^.*\] migration cost: \([A-Z]*\) [0-9.]* us (CPU [0-9]* <-> [0-9]*, \(L[0-9]\) \([0-9]* [KM]iB\), .*/\1 \2 \3/p'
 }
 
 # A budget that TCG on a busy host cannot exhaust: every level is measured.
 if boot calibrated pseries "sched_verbose migration_calibrate=force migration_debug=1 max_cache_size=65536 migration_budget_ms=10000" \
-	"$auxv; sched-domains; $groups"; then
+	"$auxv; mc-wait; sched-domains; $groups"; then
 	l3=$(echo "$OUT" | sed -n 's/^auxv L3 //p')
 	check "ppc64_caches has an L3 (POWER8: 8 MiB)" [ "${l3:-0}" -gt 0 ]
-	check "the log names each measured level's cache: PKG and NUMA" \
-		[ "$(level_sizes | cut -d' ' -f1 | tr '\n' ' ')" = "PKG NUMA " ]
-	check "PKG and NUMA, beyond the LLC, use ppc64_caches' L3 ($l3)" \
-		[ "$(level_sizes | awk -v l3="$l3" '$2 == "LLC" && $3 == l3' | wc -l)" -eq 2 ]
+	l3mib=$((${l3:-0} / 1048576))
+	check "the report names each timed level's cache: PKG and NUMA" \
+		[ "$(level_caches | cut -d' ' -f1 | tr '\n' ' ')" = "PKG NUMA " ]
+	check "PKG and NUMA, across L2s, lose ppc64_caches' L3 ($l3mib MiB)" \
+		[ "$(level_caches | awk -v l3="$l3mib MiB" '$2 == "L3" && $3 " " $4 == l3' | wc -l)" -eq 2 ]
 	check "the matrix names the buffer size, max_cache_size= capped" \
 		has 'migration cost matrix \(cache_size: 65536, cpu: [0-9]+ MHz\):$'
-	check "every domain has the value of the migration_cost= line" line_is_domains "PKG NUMA"
+	check "every domain has the value of the migration_cost= line" line_is_domains
 	check "PKG groups: 4 CPUs, each a core of 1024" \
 		[ "$(group_lines PKG | grep -c '^span=[0-9] cores=1 capacity=1024 capacity_orig=1024 capacity_smt=1024$')" -eq 4 ]
 	check "NUMA groups: the 2 nodes, 4 cores of 1024 each" \
