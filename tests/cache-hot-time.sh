@@ -54,16 +54,18 @@ if boot unknown ht "sched_verbose migration_cost=LLC:300,MC:200" 'sched-domains'
 	check "unknown name: MC is set all the same" domains_are "SMT=0 MC=200000"
 fi
 
+# values_are NAME ARGS WANT DESCRIPTION: a numa boot with ARGS gives every
+# domain the value WANT gives its level.
+values_are() {
+	boot "$1" numa "sched_verbose $2" 'sched-domains' && check "$1: $4" domains_are "$3"
+}
+
 # nosmt takes the SMT level away: names still land on their levels, the
 # positional form moves every value one level down (why names exist).
-if boot nosmt numa "sched_verbose nosmt migration_cost=MC:200,PKG:800,NUMA:2000" 'sched-domains'; then
-	check "nosmt, named: no SMT domain, MC, PKG, NUMA keep their values" \
-		domains_are "MC=200000 PKG=800000 NUMA=2000000"
-fi
-if boot nosmt_positional numa "sched_verbose nosmt migration_cost=0,200,800,2000" 'sched-domains'; then
-	check "nosmt, positional: the first value goes to MC" \
-		domains_are "MC=0 PKG=200000 NUMA=800000"
-fi
+values_are nosmt "nosmt migration_cost=MC:200,PKG:800,NUMA:2000" \
+	"MC=200000 PKG=800000 NUMA=2000000" "named: no SMT domain, MC, PKG, NUMA keep their values"
+values_are nosmt_positional "nosmt migration_cost=0,200,800,2000" \
+	"MC=0 PKG=200000 NUMA=800000" "positional: the first value goes to MC"
 
 # maxcpus=3 (CPUs 0, 2 and 4: primary threads first) on node 0: no NUMA
 # level at boot, not even in the topology table; it appears with CPU 8, the
