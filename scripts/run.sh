@@ -7,11 +7,13 @@
 # domains with the cache_hot_time each level got, and the capacities of the
 # groups of CPU0's domains (current, maximum, SMT).  APPEND replaces the
 # default arguments; max_cache_size= keeps the run short under TCG, where
-# full-size buffers would spend the 500 ms budget before the first level.
+# even these buffers can spend the 500 ms default budget before the first
+# level is done, so the budget is 10 s (the calibration runs in the
+# background: the boot does not wait for it, the guest's mc-wait does).
 set -eu
 . "$(dirname "$0")/lib.sh"
 shape=${SHAPE:-numa}
-append=${APPEND:-migration_calibrate=force max_cache_size=262144}
+append=${APPEND:-migration_calibrate=force max_cache_size=262144 migration_budget_ms=10000}
 load_shape "$shape"
 
 say "== $(cd "$SRC" && git log --oneline base..HEAD | wc -l) patches on $(cd "$SRC" && make -s kernelversion)," \
