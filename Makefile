@@ -13,7 +13,8 @@ export ARCH ARCHES SHAPE APPEND RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check lint kunit kselftest scenarios bench bench-smt clean
+	shapes run check lint kunit kselftest scenarios bench bench-smt \
+	bench-calibration clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -32,6 +33,8 @@ help:
 	@echo "                (kunit and kselftest on each of ARCHES)"
 	@echo "make bench      patched vs base: boot, calibration, hackbench"
 	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
+	@echo "make bench-calibration  the calibration on real caches: pinned host"
+	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
 
 deps:
 	@sh $(S)/deps.sh $(ARCH)
@@ -63,8 +66,9 @@ shell:
 shapes:
 	@sh $(S)/shapes.sh
 
+# make run shows the host shape, pinned, unless SHAPE is given.
 run: kernel initramfs
-	@sh $(S)/run.sh
+	@SHAPE=$(if $(filter file,$(origin SHAPE)),host,$(SHAPE)) sh $(S)/run.sh
 
 check:
 	@sh $(S)/check.sh
@@ -77,6 +81,9 @@ bench: kernel initramfs
 
 bench-smt: kernel initramfs
 	@sh $(S)/bench-smt.sh
+
+bench-calibration: kernel initramfs
+	@SHAPE=$(if $(filter file,$(origin SHAPE)),host,$(SHAPE)) sh $(S)/bench-calibration.sh
 
 clean:
 	rm -rf $(foreach a,$(ARCHES),build/$(a) build/$(a).config) build/logs

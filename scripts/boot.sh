@@ -7,7 +7,14 @@
 # Prints the log's path.  Exit status: 0 if RUN succeeded and the kernel
 # printed no panic, Oops, BUG or WARNING; 1 otherwise; 2 on timeout.
 # Environment: KERNEL and INITRAMFS override the images, NAME names the log,
-# TIMEOUT (seconds, default 300), INTERACTIVE=1 attaches the terminal.
+# TIMEOUT (seconds, default 300), INTERACTIVE=1 attaches the terminal,
+# UNPINNED=1 lets the vCPUs of a shape with SHAPE_PIN float, PIN="0 0 ..."
+# binds them to those host CPUs instead.
+#
+# A shape's SHAPE_PIN lists a host CPU per vCPU: QEMU starts paused, each
+# vCPU thread ("CPU n/TCG") is bound to its host CPU, then the guest runs,
+# so that a migration in the guest is a migration on the host, with its
+# real cache misses.  The binding is kept in the log's .pins file.
 set -eu
 . "$(dirname "$0")/lib.sh"
 shape=${1:?usage: boot.sh SHAPE APPEND RUN}
@@ -45,12 +52,62 @@ if [ "${INTERACTIVE:-0}" = 1 ]; then
 	exit
 fi
 
+pin=${PIN:-${SHAPE_PIN:-}}
+[ "${UNPINNED:-0}" = 1 ] && pin=
+rm -f "$log.pins"
+if [ -n "$pin" ]; then
+	for c in $pin; do
+		[ -d "/sys/devices/system/cpu/cpu$c" ] && [ "$(cat "/sys/devices/system/cpu/cpu$c/online" 2>/dev/null || echo 1)" = 1 ] ||
+			die "shape $shape pins a vCPU to host CPU $c, which is not online"
+	done
+	mkfifo "$work/mon.in" "$work/mon.out"
+	set -- "$@" -S -name "$shape,debug-threads=on" -pidfile "$work/qemu.pid" \
+		-chardev "pipe,id=mon,path=$work/mon" -mon chardev=mon
+else
+	set -- "$@" -monitor none
+fi
+
+# pin_vcpus: bind each vCPU thread of the paused QEMU to its host CPU, then
+# let the guest run.  Fails if QEMU does not show every vCPU within 30 s.
+pin_vcpus() {
+	n=0
+	while :; do
+		qpid=$(cat "$work/qemu.pid" 2>/dev/null) || qpid=
+		[ -z "$qpid" ] || [ "$(grep -l '^CPU [0-9]*/' /proc/"$qpid"/task/*/comm 2>/dev/null | wc -l)" -lt "$(echo $pin | wc -w)" ] || break
+		n=$((n + 1))
+		[ "$n" -lt 300 ] || return 1
+		sleep 0.1
+	done
+	for f in /proc/"$qpid"/task/*/comm; do
+		v=$(sed -n 's|^CPU \([0-9]*\)/.*|\1|p' "$f")
+		[ -n "$v" ] || continue
+		tid=${f%/comm}
+		tid=${tid##*/}
+		c=$(echo $pin | cut -d' ' -f$((v + 1)))
+		[ -n "$c" ] || return 1
+		taskset -pc "$c" "$tid" >/dev/null || return 1
+		echo "vCPU $v thread $tid host CPU $c"
+	done | sort -n -k2 > "$log.pins"
+	[ "$(wc -l < "$log.pins")" = "$(echo $pin | wc -w)" ] || return 1
+	# A writer of its own: QEMU keeps the FIFOs open read-write.
+	printf 'cont\n' > "$work/mon.in"
+	cat "$work/mon.out" > /dev/null &
+}
+
 # QEMU 7.2's TCG has been seen to crash (SIGSEGV) while the guest probes
 # PCI: a QEMU killed by a signal gets one more try, its log kept aside.
 for try in 1 2; do
 	rc=0
-	timeout "${TIMEOUT:-300}" "$@" -display none -monitor none -serial stdio \
-		</dev/null >"$log" 2>&1 || rc=$?
+	rm -f "$work/qemu.pid"
+	timeout "${TIMEOUT:-300}" "$@" -display none -serial stdio \
+		</dev/null >"$log" 2>&1 &
+	qemu=$!
+	if [ -n "$pin" ] && ! pin_vcpus; then
+		kill "$qemu" 2>/dev/null || :
+		wait "$qemu" || :
+		die "could not pin the vCPUs of $shape to host CPUs $pin (log: ${log#$TOP/})"
+	fi
+	wait "$qemu" || rc=$?
 	[ "$rc" -gt 128 ] && [ "$rc" != 124 ] && [ "$try" = 1 ] || break
 	mv "$log" "$log.qemu-crash"
 	say "boot: qemu died with status $rc, booting again (${log#$TOP/}.qemu-crash)" >&2

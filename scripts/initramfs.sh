@@ -5,7 +5,8 @@
 # programs built static with the arch's compiler), the host binaries that
 # arch/ARCH lists in GUEST_BINARIES (x86_64 benchmarks) with their
 # libraries, and the kselftests of the tree's tools/testing/selftests/sched
-# (static, with run_kselftest.sh), packed by the tree's usr/gen_init_cpio.
+# (static, with run_kselftest.sh) and the tree's tools/sched/migration_cost,
+# packed by the tree's usr/gen_init_cpio.
 # Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +28,10 @@ for f in "$TOP"/guest/*.c; do
 	"${CROSS_COMPILE}gcc" -O2 -Wall -static -pthread -o "$obj/guest/$(basename "$f" .c)" "$f"
 done
 
+# The userspace twin of the calibration, from the tree, static.
+make -s -C "$src/tools/sched/migration_cost" CROSS_COMPILE="$CROSS_COMPILE" \
+	CFLAGS="-O2 -Werror" LDFLAGS=-static O="$obj/guest"
+
 spec=$obj/initramfs.spec
 {
 	for d in bin sbin usr usr/bin proc sys dev tmp root; do
@@ -42,6 +47,7 @@ spec=$obj/initramfs.spec
 		*) echo "file /bin/${f##*/} $f 0755 0 0" ;;
 		esac
 	done
+	echo "file /bin/migration_cost $obj/guest/migration_cost 0755 0 0"
 	# Host binaries that run in this guest, with their shared libraries.
 	for f in ${GUEST_BINARIES:-}; do
 		echo "file /usr/bin/${f##*/} $f 0755 0 0"

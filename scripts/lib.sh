@@ -61,3 +61,33 @@ base_kernel() {
 	load_arch "$base_arch"
 	BASE_IMAGE=$BUILD/$base_arch-base/$KIMAGE
 }
+
+# native_twin: build tools/sched/migration_cost of the tree for this host,
+# the calibration in userspace, and set TWIN to it.
+native_twin() {
+	mkdir -p "$BUILD/host"
+	make -s -C "$SRC/tools/sched/migration_cost" O="$BUILD/host"
+	TWIN=$BUILD/host/migration_cost
+}
+
+# CALIBRATION_LINES: an awk program that turns the migration-cost lines of
+# a log (the kernel's "[ t] migration cost: ...", or RUN's "twin: ..." for
+# the userspace twin) into records for SOURCE and RUN, with awk variables
+# src, run and pfx (the ERE before "migration cost:"); with first= set, the
+# records of the first calibration of the log go to SOURCE "first":
+#   SOURCE RUN size LEVEL BYTES COST_NS RETOUCH_NS SPREAD_NS  (per buffer size)
+#   SOURCE RUN level LEVEL COST_US STATE                     (per level)
+#   SOURCE RUN delay MSEC
+#   SOURCE RUN line MIGRATION_COST=
+CALIBRATION_LINES='
+{ sub(/\r$/, ""); s = (first != "" && !done) ? first : src }
+$0 ~ pfx "migration cost: [A-Z0-9_]+: CPU [0-9]+ <-> [0-9]+, [0-9]+ bytes: cost" {
+	l = $0; sub(".*" pfx "migration cost: ", "", l); split(l, f, /[ :(),]+/)
+	# f: LEVEL CPU a <-> b BYTES bytes cost N ns re-touch N ns spread N ns
+	print s, run, "size", f[1], f[6], f[9], f[12], f[15]; next }
+$0 ~ pfx "migration cost: [A-Z0-9_]+ [0-9.]+ us \\(" {
+	l = $0; sub(".*" pfx "migration cost: ", "", l)
+	state = l; sub(/.*\): /, "", state); sub(/,.*/, "", state); gsub(/ /, "_", state)
+	split(l, f, " "); print s, run, "level", f[1], f[2], state; next }
+$0 ~ pfx "migration_cost=[A-Z0-9_:,]+$" { l = $0; sub(/.*migration_cost=/, "", l); print s, run, "line", l; next }
+$0 ~ pfx "calibration delay: " { print s, run, "delay", $(NF - 1); done = 1 }'

@@ -3,8 +3,9 @@
 #
 # Lint the series: checkpatch --strict on every patch (no error, warning or
 # check), every patch compiles on its own (one commit at a time: the
-# objects it changes and the kselftests, for x86_64 and for the other
-# arches whose code it changes), and no new W=1 warnings in the objects
+# objects it changes, the kselftests and tools/sched/migration_cost, for
+# x86_64 and for the other arches whose code it changes), and no new W=1
+# warnings in the objects
 # built from the files the series touches.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -71,7 +72,11 @@ build_commit() {
 		[ -z "$objs" ] || KERNEL_TARGETS="$objs" sh "$TOP/scripts/kernel.sh" "$a" || return 1
 	done
 	! echo "$*" | tr ' ' '\n' | grep -q '^tools/testing/' ||
-		sh "$TOP/scripts/initramfs.sh" x86_64
+		sh "$TOP/scripts/initramfs.sh" x86_64 || return 1
+	# The userspace twin, whose code is partly the kernel's.
+	! echo "$*" | tr ' ' '\n' | grep -qE '^(tools/sched/|kernel/sched/migration_cost|kernel/sched/tests/migration_cost)' ||
+		! [ -f tools/sched/migration_cost/Makefile ] ||
+		make -s -C tools/sched/migration_cost O="$BUILD/host" CFLAGS="-O2 -Werror"
 }
 tip=$(git symbolic-ref --short HEAD)
 trap 'git checkout -q "$tip"' EXIT

@@ -1,30 +1,38 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# make run: boot SHAPE (default numa) with the migration-cost calibration
-# forced (QEMU is a hypervisor, where it does not run by default) and show
-# what the series adds: the calibration report from dmesg, CPU0's sched
-# domains with the cache_hot_time each level got, and the capacities of the
-# groups of CPU0's domains (current, maximum, SMT).  APPEND replaces the
-# default arguments; max_cache_size= keeps the run short under TCG, where
-# even these buffers can spend the 500 ms default budget before the first
-# level is done, so the budget is 10 s (the calibration runs in the
-# background: the boot does not wait for it, the guest's mc-wait does).
+# make run: boot SHAPE (default host: the machine it runs on, each vCPU
+# thread pinned to its own host CPU) with the migration-cost calibration
+# forced (QEMU is a hypervisor, where it does not run by default), and show
+# what the series adds:
+#   - the kernel's calibration report, from a rerun through debugfs once the
+#     guest is idle (the boot's own run overlaps init), with migration_debug=1
+#     lines per buffer size;
+#   - the userspace twin's report (tools/sched/migration_cost) in the same
+#     guest, and natively on this host, then one line per level side by side;
+#   - CPU0's sched domains with their cache_hot_time, and the capacities of
+#     the groups of CPU0's domains (current, maximum, SMT).
+# APPEND replaces the default arguments; the budget is 10 s so that TCG's
+# slow touches time every level.
 set -eu
 . "$(dirname "$0")/lib.sh"
-shape=${SHAPE:-numa}
-append=${APPEND:-migration_calibrate=force max_cache_size=262144 migration_budget_ms=10000}
+shape=${SHAPE:-host}
+append=${APPEND:-migration_calibrate=force migration_debug=1 migration_budget_ms=10000}
 load_shape "$shape"
+native_twin
 
 say "== $(cd "$SRC" && git log --oneline base..HEAD | wc -l) patches on $(cd "$SRC" && make -s kernelversion)," \
     "shape $shape (${SHAPE_LEVELS:-no sched domains})"
 say "== kernel arguments: sched_verbose $append"
 log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
-	'echo "-- calibration: $(mc-wait)"
-	 echo "-- calibration report (dmesg)"
-	 dmesg | sed -n "/\] migration cost matrix/,/\] calibration delay/p
-		/\] migration cost: not calibrated/p; /\] migration cost: calibration/p
-		/\] migration_cost: /p"
+	'echo "-- boot calibration: $(mc-wait)"
+	 dmesg -c >/dev/null
+	 echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate
+	 echo "-- kernel: calibration report, rerun on the idle guest (dmesg)"
+	 dmesg | sed -n "s/^\[ *[0-9.]*\] //; /^migration cost/p; /^migration_cost/p; /^using cache_decay/p
+		/^min_delta/p; /^calibration delay/p; /^ *\[[0-9]*\]/p"
+	 echo "-- twin: tools/sched/migration_cost --debug=1 in the same guest"
+	 migration_cost --debug=1 --budget-ms=10000 | sed "s/^/twin: /"
 	 echo "-- CPU0 sched domains"; sched-domains 0
 	 echo "-- CPU0 sched groups: capacity now, at most (orig), with SMT sharing (smt)"
 	 for d in /sys/kernel/debug/sched/domains/cpu0/domain*; do
@@ -32,4 +40,26 @@ log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	 done') || {
 	rc=$?; say "== boot failed, log: $log"; exit $rc; }
 guest_output "$log"
+if [ -f "$log.pins" ]; then
+	say "== vCPU threads pinned: $(sed 's/vCPU \([0-9]*\) thread [0-9]* host CPU \([0-9]*\)/\1->\2/' "$log.pins" | tr '\n' ' ')"
+fi
+say "== twin natively on this host: ${TWIN#$TOP/} --debug=1"
+"$TWIN" --debug=1 --budget-ms=10000 > "$log.native"
+cat "$log.native"
+say ""
+say "== side by side: cost, state and re-touch time (largest buffer) per level"
+{
+	guest_output "$log" | awk -v src=kernel -v run=1 -v pfx='^' "$CALIBRATION_LINES"
+	guest_output "$log" | awk -v src=twin-guest -v run=1 -v pfx='^twin: ' "$CALIBRATION_LINES"
+	awk -v src=twin-host -v run=1 -v pfx='^' "$CALIBRATION_LINES" "$log.native"
+} | awk '
+$3 == "size" { rt[$1, $4] = sprintf("%.1f", $7 / 1000) }
+$3 == "level" { c[$1, $4] = $5 " us " $6; lv[$4] = 1 }
+$3 == "line" { line[$1] = $4 }
+END {
+	printf "%-6s %-28s %-28s %-28s\n", "level", "kernel (guest)", "twin (same guest)", "twin (host)"
+	for (l in lv)
+		printf "%-6s %-28s %-28s %-28s\n", l, c["kernel", l] ", " rt["kernel", l] " us", c["twin-guest", l] ", " rt["twin-guest", l] " us", c["twin-host", l] ", " rt["twin-host", l] " us"
+	printf "%-6s %-28s %-28s %-28s\n", "line", line["kernel"], line["twin-guest"], line["twin-host"]
+}'
 say "== log: ${log#$TOP/}"

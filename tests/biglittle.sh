@@ -32,7 +32,10 @@ groups_are() {
 # flags_have TAG FLAG: the domain TAG's flags include FLAG.
 flags_have() { out_match "^$1 flags: (.* )?$2( |\$)"; }
 
-if boot topology biglittle "sched_verbose" "mc-wait; $show"; then
+if boot topology biglittle "sched_verbose" "mc-wait; $show
+	migration_cost --self-test | tail -n 1 | sed 's/^/twin-test /'"; then
+	check "the userspace twin passes the kernel's test vectors on arm64" \
+		out_match '^twin-test # [0-9]+ passed, 0 failed$'
 	check "arm64 cannot tell virtual CPUs: the calibration does not run by default" \
 		out_has 'not calibrated: the CPUs may be virtual (migration_calibrate=force calibrates)'
 	check "sysfs cpu_capacity: 4 x 1024, 4 x 446 from capacity-dmips-mhz" \

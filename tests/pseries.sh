@@ -20,7 +20,9 @@ level_caches() {
 
 # A budget that TCG on a busy host cannot exhaust: every level is measured.
 if boot calibrated pseries "sched_verbose migration_calibrate=force migration_debug=1 max_cache_size=65536 migration_budget_ms=10000" \
-	"$auxv; mc-wait; sched-domains; $groups"; then
+	"$auxv; mc-wait; sched-domains; $groups
+	migration_cost --self-test | tail -n 1 | sed 's/^/twin-test /'
+	migration_cost --debug=1 --max-cache-size=65536 --budget-ms=10000 | sed 's/^/twin: /'"; then
 	l3=$(echo "$OUT" | sed -n 's/^auxv L3 //p')
 	check "ppc64_caches has an L3 (POWER8: 8 MiB)" [ "${l3:-0}" -gt 0 ]
 	l3mib=$((${l3:-0} / 1048576))
@@ -31,6 +33,10 @@ if boot calibrated pseries "sched_verbose migration_calibrate=force migration_de
 	check "the matrix names the buffer size, max_cache_size= capped" \
 		has 'migration cost matrix \(cache_size: 65536, cpu: [0-9]+ MHz\):$'
 	check "every domain has the value of the migration_cost= line" line_is_domains
+	check "the userspace twin passes the kernel's test vectors here (128-byte lines)" \
+		out_match '^twin-test # [0-9]+ passed, 0 failed$'
+	check "the twin finds the same levels and caches as the kernel (from the auxv)" \
+		[ "$(level_caches | tr '\n' ' ')" = "$(echo "$OUT" | sed -n 's/^twin: migration cost: \([A-Z]*\) [0-9.]* us (CPU [0-9]* <-> [0-9]*, \(L[0-9]\) \([0-9]* [KM]iB\), .*/\1 \2 \3/p' | tr '\n' ' ')" ]
 	check "PKG groups: 4 CPUs, each a core of 1024" \
 		[ "$(group_lines PKG | grep -c '^span=[0-9] cores=1 capacity=1024 capacity_orig=1024 capacity_smt=1024$')" -eq 4 ]
 	check "NUMA groups: the 2 nodes, 4 cores of 1024 each" \

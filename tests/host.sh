@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The calibration on real caches: the userspace twin (tools/sched/
+# migration_cost) on this host, and the host shape, whose vCPU threads are
+# pinned one per host CPU and whose caches are the host's, with the kernel's
+# calibration and the twin in the same guest.  Unpinned, a guest migration
+# need not move anything on the host, and what a level's verdict is may
+# differ, but a noise verdict must never become a value.
+. "$(dirname "$0")/lib.sh"
+native_twin
+load_shape host
+TWIN_GUEST="migration_cost --debug=1 --budget-ms=10000"
+FORCE="migration_calibrate=force migration_debug=1 migration_budget_ms=10000"
+CALIBRATE=/sys/kernel/debug/sched/migration_cost/calibrate
+CACHES='for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+	[ "$(cat $i/type)" = Instruction ] || printf "L%s:%s " $(cat $i/level $i/size); done; echo'
+
+# lost_cache DST: the cache CPU 0 loses to DST on this host, from sysfs, as
+# the report prints it ("L2 512 KiB"): its largest data or unified cache
+# whose shared_cpu_map does not hold DST.
+lost_cache() {
+	for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+		[ "$(cat "$i/type")" != Instruction ] || continue
+		awk -v d="$1" -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-")
+			if (d >= r[1] && d <= r[n]) exit 1 } }' "$i/shared_cpu_list" || continue
+		echo "$(cat "$i/level") $(cat "$i/size")"
+	done | sed 's/K$//' | sort -k2 -n | tail -n 1 |
+		awk '{ printf "L%s %s\n", $1, ($2 % 1024 ? $2 " KiB" : $2 / 1024 " MiB") }'
+}
+
+# report_levels: the level lines of a report on stdin, from "NAME COST us
+# (CPU a <-> b, Ln SIZE" with the cost and the buffer left out, one a line.
+report_levels() {
+	sed -n 's/^\(\[[ .0-9]*\] \|twin: \)\{0,1\}migration cost: \([A-Z0-9_]*\) [0-9.]* us (\(CPU [0-9]* <-> [0-9]*, L[0-9] [0-9]* [KM]iB\), buffer.*/\2 \3/p
+		s/^\(\[[ .0-9]*\] \|twin: \)\{0,1\}migration cost: \([A-Z0-9_]*\) (\(.*\)): \(.*\)/\2 \3: \4/p'
+}
+
+# The kernel's lines of the last calibration of the log: those after the
+# calibration delay line of the one before, to its own.
+last_report() {
+	klog | awk '{ l[NR] = $0 } /\] calibration delay: / { prev = last; last = NR }
+		END { for (i = prev + 1; i <= last; i++) print l[i] }'
+}
+
+# ---- the twin on this host
+TAP=$("$TWIN" --self-test 2>&1) && rc=0 || rc=$?
+check "native: the twin's self-test passes the kernel's vectors" \
+	sh -c '[ "$1" = 0 ] && ! echo "$2" | grep -q "^not ok" &&
+		[ "$(echo "$2" | grep -c "^ok ")" = "$(echo "$2" | sed -n "s/^1\.\.//p")" ] &&
+		[ "$(echo "$2" | grep -c "^ok ")" -ge 20 ]' - "$rc" "$TAP"
+check "native: --help exits 0, a bad option 1, a value out of range 1" sh -c '
+	"$1" --help | grep -q "^Usage: migration_cost" && "$1" --help >/dev/null &&
+	{ "$1" --bogus 2>/dev/null; [ $? = 1 ]; } && { "$1" --factor=0 2>/dev/null; [ $? = 1 ]; }' - "$TWIN"
+NATIVE=$("$TWIN" --debug=1 --budget-ms=10000)
+OUT=$NATIVE
+# The highest level that crosses caches: SMT siblings share them all.
+top=$(echo "$SHAPE_LEVELS" | tr ' ' '\n' | grep -v '^SMT$' | tail -n 1)
+if [ -n "$top" ]; then
+	line=$(echo "$NATIVE" | report_levels | awk -v l="$top" '$1 == l')
+	dst=$(echo "$line" | awk '{ sub(/,$/, "", $5); print $5 }')
+	want=$(lost_cache "${dst:-1}")
+	check "native: the twin's $top level loses $want of sysfs (CPU 0 <-> ${dst:-?})" \
+		[ "$line" = "$top CPU 0 <-> $dst, $want" ]
+	check "native: the twin's report ends with a named migration_cost= line" \
+		sh -c 'echo "$1" | grep -qE "^migration_cost=[A-Z]+:[0-9]+(,[A-Z0-9]+:[0-9]+)*$"' - "$NATIVE"
+fi
+
+# ---- the pinned host shape: kernel and twin in the same guest
+run="$CACHES; mc-wait >/dev/null; echo 1 > $CALIBRATE; echo '-- twin'
+	migration_cost --self-test | grep -c '^ok '
+	$TWIN_GUEST | sed 's/^/twin: /'; sched-domains"
+if boot pinned host "sched_verbose $FORCE" "$run"; then
+	check "pinned: every vCPU thread bound to its own host CPU ($SHAPE_PIN)" sh -c '
+		[ "$(wc -l < "$1")" = "$(echo $2 | wc -w)" ] &&
+		[ "$(cut -d" " -f7 "$1" | tr "\n" " ")" = "$(echo $2) " ]' - "$LOG.pins" "$SHAPE_PIN"
+	check "pinned: the guest's caches are the host's ($SHAPE_HOST_CACHES)" \
+		[ "$(echo "$OUT" | head -n 1)" = "$SHAPE_HOST_CACHES" ]
+	check "pinned: the twin's self-test passes in the guest" \
+		[ "$(echo "$OUT" | sed -n '/^-- twin$/{n;p}')" = "$(echo "$TAP" | grep -c '^ok ')" ]
+	kernel=$(last_report | report_levels)
+	twin=$(echo "$OUT" | grep '^twin: ' | report_levels)
+	check "pinned: kernel and twin measure the same levels, pairs and caches" \
+		sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' - "$kernel" "$twin"
+	# Per level: cost, re-touch and spread of the largest buffer, kernel
+	# then twin; they must agree within the noise bound of the two: twice
+	# the sum of their spreads plus 1/20 of the re-touch time (the
+	# confidence rule's two terms), and the re-touch times within 4x (TCG
+	# runs kernel and user code at different speeds).
+	agree=$( {
+		last_report | awk -v src=kernel -v run=1 -v pfx='\\] ' "$CALIBRATION_LINES"
+		echo "$OUT" | awk -v src=twin -v run=1 -v pfx='^twin: ' "$CALIBRATION_LINES"
+	} | awk '$3 == "size" { k = $1 SUBSEP $4; if ($5 + 0 >= big[k] + 0) { big[k] = $5; rt[k] = $7; sp[k] = $8 } }
+		$3 == "level" { c[$1, $4] = $5 * 1000; lv[$4] = 1 }
+		END { for (l in lv) { kc = c["kernel", l]; tc = c["twin", l]
+			kr = rt["kernel", l]; tr = rt["twin", l]
+			bound = 2 * (sp["kernel", l] + sp["twin", l]) + (kr > tr ? kr : tr) / 20
+			d = kc > tc ? kc - tc : tc - kc
+			printf "%s: kernel %.1f us, twin %.1f us, bound %.1f us; re-touch %.1f / %.1f us\n", l, kc / 1000, tc / 1000, bound / 1000, kr / 1000, tr / 1000
+			if (!(kr > 0 && tr > 0) || d > bound || kr > 4 * tr || tr > 4 * kr) bad++ }
+		exit bad }') && arc=0 || arc=$?
+	check "pinned: kernel and twin costs agree within their noise bound" \
+		sh -c '[ "$1" = 0 ] && [ -n "$2" ]' - "$arc" "$agree"
+	echo "$agree" | sed 's/^/  /'
+	check "pinned: measured levels are above noise" timed_levels_ok
+	check "pinned: levels not measured keep 0 (migration_cost_ns)" unmeasured_zero
+fi
+
+# ---- unpinned: whatever the verdict, noise never becomes a value
+if UNPINNED=1 boot unpinned host "sched_verbose $FORCE" "mc-wait >/dev/null; sched-domains"; then
+	check "unpinned: no .pins file, the vCPU threads float" [ ! -e "$LOG.pins" ]
+	check "unpinned: measured levels are above noise" timed_levels_ok
+	check "unpinned: levels not measured keep 0 (migration_cost_ns)" unmeasured_zero
+	check "unpinned: the domains have the report's migration_cost= values" line_is_domains
+fi
+finish
