@@ -45,7 +45,7 @@ run="mc-wait >/dev/null; echo 1 > /sys/kernel/debug/sched/migration_cost/calibra
 	$twin | sed 's/^/twin: /'"
 sizes="65536 131072 262144 524288 1048576 2097152 4194304 8388608 16777216 33554432 67108864"
 sweep="for c in $sizes; do
-	migration_cost --debug=1 --budget-ms=60000 --max-cache-size=1073741824 --cache-size=\$c
+	migration_cost --debug=1 --budget-ms=20000 --max-cache-size=1073741824 --cache-size=\$c
 done"
 
 # records SOURCE RUN PREFIX [FIRST]: the records of CALIBRATION_LINES from
@@ -61,7 +61,7 @@ while [ "$b" -le "$boots" ]; do
 		[ "$pin" = copinned ] && p=$(echo "$SHAPE_PIN" | awk '{ for (i = 1; i <= NF; i++) printf "%s ", $1 }')
 		r=$run
 		[ "$pin$b" != pinned1 ] || r="$run; ($sweep) | sed 's/^/sweep: /'"
-		log=$(UNPINNED=$u PIN=$p NAME="bench-calibration-$pin-$b" TIMEOUT=600 \
+		log=$(UNPINNED=$u PIN=$p NAME="bench-calibration-$pin-$b" TIMEOUT=900 \
 			sh "$TOP/scripts/boot.sh" "$shape" "$append" "$r") ||
 			die "bench-calibration: $pin boot $b failed: $log"
 		sed '/@@@ run begin @@@/,/@@@ run end/d' "$log" | tr -d '\r' | awk '!seen[$0]++' |
@@ -73,7 +73,7 @@ while [ "$b" -le "$boots" ]; do
 	"$TWIN" --debug=1 --budget-ms=20000 | records twin-native "$b" '^' >> "$out/records"
 	if [ "$b" = 1 ]; then
 		for c in $sizes; do
-			"$TWIN" --debug=1 --budget-ms=60000 --max-cache-size=1073741824 --cache-size=$c
+			"$TWIN" --debug=1 --budget-ms=20000 --max-cache-size=1073741824 --cache-size=$c
 		done | records sweep-native 1 '^' >> "$out/records"
 	fi
 	say "bench-calibration: boot $b of $boots done"
@@ -95,14 +95,15 @@ function cv(list,   n, a, i, s, ss, m) {
 }
 function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2f", a / b) : "-" }
 $3 == "level" { k = $1 SUBSEP $4; cost[k] = cost[k] " " $5; n[k]++; meas[k] += ($6 == "measured")
-	levels[$4] = 1; srcs[$1] = 1 }
+	if (!($4 in levels)) order_l[++nl] = $4; levels[$4] = 1 }
 $3 == "size" { k = $1 SUBSEP $4; if ($5 + 0 > big[k] + 0) big[k] = $5
 	sz[k, $5] = 1; rt[k, $5] = rt[k, $5] " " $7 / 1000; touched[$1, $2, $4] += 48 * $5 }
 $3 == "delay" { delay[$1] = delay[$1] " " $4 }
 $3 == "line" { line[$1] = line[$1] "  " $4 }
 END {
 	nsrc = split("boot-pinned kernel-pinned twin-pinned twin-native boot-copinned kernel-copinned twin-copinned boot-unpinned kernel-unpinned twin-unpinned", order, " ")
-	for (l in levels) {
+	for (li = 1; li <= nl; li++) {
+		l = order_l[li]; delete med; delete r
 		printf "\n== level %s\n", l
 		printf "%-16s %6s %9s %11s %6s %14s %13s\n", "source", "runs", "measured", "median_us", "CV", "re-touch_us", "bytes_touched"
 		for (i = 1; i <= nsrc; i++) {
@@ -167,10 +168,12 @@ if command -v gnuplot >/dev/null && [ -n "$(ls "$out"/*.dat 2>/dev/null)" ]; the
 	say "== plot: ${out#$TOP/}/calibration.png"
 fi
 # The kernel's matrix as a heatmap, where it is large enough to be one.
-cpus=$(echo "$SHAPE_PIN" | wc -w)
-if [ "$cpus" -gt 8 ] && command -v gnuplot >/dev/null; then
-	tr -d '\r' < "$out/first-pinned.log" |
-		sed -n 's/^\[[ 0-9.]*\] \[[0-9]*\]: *//p' > "$out/matrix.dat"
+# The rows of the last matrix of the kernel's log (the rerun's).
+sed '/@@@ run begin @@@/,/@@@ run end/d' "$out/first-pinned.log" | tr -d '\r' |
+	awk '/\] migration cost matrix/ { n = 0 }
+	/^\[[ 0-9.]*\] \[[0-9]+\]: / { sub(/^\[[ 0-9.]*\] \[[0-9]+\]: */, ""); m[++n] = $0 }
+	END { for (i = 1; i <= n; i++) print m[i] }' > "$out/matrix.dat"
+if [ "$(wc -l < "$out/matrix.dat")" -gt 8 ] && command -v gnuplot >/dev/null; then
 	gnuplot <<-EOF
 	set terminal png size 800,700
 	set output '$out/matrix.png'

@@ -14,7 +14,9 @@
 # A shape's SHAPE_PIN lists a host CPU per vCPU: QEMU starts paused, each
 # vCPU thread ("CPU n/TCG") is bound to its host CPU, then the guest runs,
 # so that a migration in the guest is a migration on the host, with its
-# real cache misses.  The binding is kept in the log's .pins file.
+# real cache misses.  The binding, as the host reports it afterwards, is
+# kept in the log's .pins file.  QEMU's other threads (main loop, I/O)
+# stay where the host puts them.
 set -eu
 . "$(dirname "$0")/lib.sh"
 shape=${1:?usage: boot.sh SHAPE APPEND RUN}
@@ -72,6 +74,7 @@ fi
 pin_vcpus() {
 	n=0
 	while :; do
+		kill -0 "$qemu" 2>/dev/null || return 1
 		qpid=$(cat "$work/qemu.pid" 2>/dev/null) || qpid=
 		[ -z "$qpid" ] || [ "$(grep -l '^CPU [0-9]*/' /proc/"$qpid"/task/*/comm 2>/dev/null | wc -l)" -lt "$(echo $pin | wc -w)" ] || break
 		n=$((n + 1))
@@ -86,12 +89,14 @@ pin_vcpus() {
 		c=$(echo $pin | cut -d' ' -f$((v + 1)))
 		[ -n "$c" ] || return 1
 		taskset -pc "$c" "$tid" >/dev/null || return 1
-		echo "vCPU $v thread $tid host CPU $c"
+		# What the host scheduler now says, not what was asked.
+		echo "vCPU $v thread $tid host CPU $c affinity $(taskset -pc "$tid" | sed 's/.*: //')"
 	done | sort -n -k2 > "$log.pins"
 	[ "$(wc -l < "$log.pins")" = "$(echo $pin | wc -w)" ] || return 1
-	# A writer of its own: QEMU keeps the FIFOs open read-write.
-	printf 'cont\n' > "$work/mon.in"
-	cat "$work/mon.out" > /dev/null &
+	# QEMU opens both FIFOs read-write, so opening them read-write here
+	# never blocks, even if QEMU is gone; the monitor's few lines of
+	# output fit in the pipe.
+	printf 'cont\n' 1<>"$work/mon.in"
 }
 
 # QEMU 7.2's TCG has been seen to crash (SIGSEGV) while the guest probes
@@ -108,7 +113,7 @@ for try in 1 2; do
 		die "could not pin the vCPUs of $shape to host CPUs $pin (log: ${log#$TOP/})"
 	fi
 	wait "$qemu" || rc=$?
-	[ "$rc" -gt 128 ] && [ "$rc" != 124 ] && [ "$try" = 1 ] || break
+	[ "$rc" -gt 128 ] && [ "$try" = 1 ] || break
 	mv "$log" "$log.qemu-crash"
 	say "boot: qemu died with status $rc, booting again (${log#$TOP/}.qemu-crash)" >&2
 done

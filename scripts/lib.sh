@@ -76,7 +76,7 @@ native_twin() {
 # src, run and pfx (the ERE before "migration cost:"); with first= set, the
 # records of the first calibration of the log go to SOURCE "first":
 #   SOURCE RUN size LEVEL BYTES COST_NS RETOUCH_NS SPREAD_NS  (per buffer size)
-#   SOURCE RUN level LEVEL COST_US STATE                     (per level)
+#   SOURCE RUN level LEVEL COST_US STATE BUFFER_BYTES        (per level)
 #   SOURCE RUN delay MSEC
 #   SOURCE RUN line MIGRATION_COST=
 CALIBRATION_LINES='
@@ -88,6 +88,8 @@ $0 ~ pfx "migration cost: [A-Z0-9_]+: CPU [0-9]+ <-> [0-9]+, [0-9]+ bytes: cost"
 $0 ~ pfx "migration cost: [A-Z0-9_]+ [0-9.]+ us \\(" {
 	l = $0; sub(".*" pfx "migration cost: ", "", l)
 	state = l; sub(/.*\): /, "", state); sub(/,.*/, "", state); gsub(/ /, "_", state)
-	split(l, f, " "); print s, run, "level", f[1], f[2], state; next }
+	buf = l; sub(/.*, buffer /, "", buf); sub(/\).*/, "", buf)
+	split(buf, b, " "); buf = b[1] * (b[2] == "MiB" ? 1048576 : b[2] == "KiB" ? 1024 : 1)
+	split(l, f, " "); print s, run, "level", f[1], f[2], state, buf; next }
 $0 ~ pfx "migration_cost=[A-Z0-9_:,]+$" { l = $0; sub(/.*migration_cost=/, "", l); print s, run, "line", l; next }
 $0 ~ pfx "calibration delay: " { print s, run, "delay", $(NF - 1); done = 1 }'

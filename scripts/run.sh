@@ -26,11 +26,11 @@ say "== $(cd "$SRC" && git log --oneline base..HEAD | wc -l) patches on $(cd "$S
 say "== kernel arguments: sched_verbose $append"
 log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	'echo "-- boot calibration: $(mc-wait)"
-	 dmesg -c >/dev/null
+	 n=$(dmesg | wc -l)
 	 echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate
 	 echo "-- kernel: calibration report, rerun on the idle guest (dmesg)"
-	 dmesg | sed -n "s/^\[ *[0-9.]*\] //; /^migration cost/p; /^migration_cost/p; /^using cache_decay/p
-		/^min_delta/p; /^calibration delay/p; /^ *\[[0-9]*\]/p"
+	 dmesg | tail -n +$((n + 1)) | sed -n "s/^\[ *[0-9.]*\] //; /^migration cost/p; /^migration_cost/p
+		/^using cache_decay/p; /^min_delta/p; /^calibration delay/p; /^ *\[[0-9]*\]/p"
 	 echo "-- twin: tools/sched/migration_cost --debug=1 in the same guest"
 	 migration_cost --debug=1 --budget-ms=10000 | sed "s/^/twin: /"
 	 echo "-- CPU0 sched domains"; sched-domains 0
@@ -54,12 +54,14 @@ say "== side by side: cost, state and re-touch time (largest buffer) per level"
 	awk -v src=twin-host -v run=1 -v pfx='^' "$CALIBRATION_LINES" "$log.native"
 } | awk '
 $3 == "size" { rt[$1, $4] = sprintf("%.1f", $7 / 1000) }
-$3 == "level" { c[$1, $4] = $5 " us " $6; lv[$4] = 1 }
+$3 == "level" { c[$1, $4] = $5 " us " $6; if (!($4 in lv)) o[++n] = $4; lv[$4] = 1 }
 $3 == "line" { line[$1] = $4 }
 END {
 	printf "%-6s %-28s %-28s %-28s\n", "level", "kernel (guest)", "twin (same guest)", "twin (host)"
-	for (l in lv)
+	for (i = 1; i <= n; i++) {
+		l = o[i]
 		printf "%-6s %-28s %-28s %-28s\n", l, c["kernel", l] ", " rt["kernel", l] " us", c["twin-guest", l] ", " rt["twin-guest", l] " us", c["twin-host", l] ", " rt["twin-host", l] " us"
+	}
 	printf "%-6s %-28s %-28s %-28s\n", "line", line["kernel"], line["twin-guest"], line["twin-host"]
 }'
 say "== log: ${log#$TOP/}"

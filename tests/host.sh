@@ -53,16 +53,64 @@ check "native: --help exits 0, a bad option 1, a value out of range 1" sh -c '
 	{ "$1" --bogus 2>/dev/null; [ $? = 1 ]; } && { "$1" --factor=0 2>/dev/null; [ $? = 1 ]; }' - "$TWIN"
 NATIVE=$("$TWIN" --debug=1 --budget-ms=10000)
 OUT=$NATIVE
-# The highest level that crosses caches: SMT siblings share them all.
-top=$(echo "$SHAPE_LEVELS" | tr ' ' '\n' | grep -v '^SMT$' | tail -n 1)
-if [ -n "$top" ]; then
-	line=$(echo "$NATIVE" | report_levels | awk -v l="$top" '$1 == l')
+# The twin's highest timed level (one that loses a cache) on this host.
+line=$(echo "$NATIVE" | report_levels | grep -E '^[A-Z0-9_]+ CPU [0-9]+ <-> [0-9]+, L[0-9] ' | tail -n 1)
+if [ -n "$line" ]; then
+	top=${line%% *}
 	dst=$(echo "$line" | awk '{ sub(/,$/, "", $5); print $5 }')
-	want=$(lost_cache "${dst:-1}")
-	check "native: the twin's $top level loses $want of sysfs (CPU 0 <-> ${dst:-?})" \
+	want=$(lost_cache "$dst")
+	check "native: the twin's $top level loses $want of sysfs (CPU 0 <-> $dst)" \
 		[ "$line" = "$top CPU 0 <-> $dst, $want" ]
 	check "native: the twin's report ends with a named migration_cost= line" \
 		sh -c 'echo "$1" | grep -qE "^migration_cost=[A-Z]+:[0-9]+(,[A-Z0-9]+:[0-9]+)*$"' - "$NATIVE"
+fi
+
+# fake_sysfs DIR PACKAGE_OF_CPU1: a two-CPU machine in DIR/cpu and DIR/node,
+# each CPU with private L1, L2 (1 MiB) and L3 (16 MiB) and a node of its
+# own at distance 21, CPU 1 in package PACKAGE_OF_CPU1 (0: one package
+# over both nodes, as SNC or NPS make it), and a node of memory only
+# (CXL) at distance 17 from both.
+fake_sysfs() {
+	rm -rf "$1"
+	for c in 0 1; do
+		d=$1/cpu/cpu$c
+		mkdir -p "$d/topology"
+		echo $c > "$d/topology/thread_siblings_list"
+		echo $c > "$d/topology/core_cpus_list"
+		p=$(( c ? $2 : 0 ))
+		echo $p > "$d/topology/physical_package_id"
+		if [ "$2" = 0 ]; then echo 0-1; else echo $c; fi > "$d/topology/package_cpus_list"
+		i=0
+		for cache in "Data 1 32K" "Unified 2 1024K" "Unified 3 16384K"; do
+			mkdir -p "$d/cache/index$i"
+			set -- "$1" "$2" $cache
+			echo "$3" > "$d/cache/index$i/type"
+			echo "$4" > "$d/cache/index$i/level"
+			echo "$5" > "$d/cache/index$i/size"
+			echo $c > "$d/cache/index$i/shared_cpu_list"
+			i=$((i + 1))
+		done
+	done
+	for n in 0 1 2; do mkdir -p "$1/node/node$n"; done
+	echo 0-2 > "$1/node/online"
+	echo 0 > "$1/node/node0/cpulist"
+	echo 1 > "$1/node/node1/cpulist"
+	: > "$1/node/node2/cpulist"
+	echo "10 21 17" > "$1/node/node0/distance"
+	echo "21 10 17" > "$1/node/node1/distance"
+	echo "17 17 10" > "$1/node/node2/distance"
+}
+if taskset -c 0,1 true 2>/dev/null; then
+	# One level crosses the nodes: NUMA (the memory-only node adds no
+	# distance), which loses the L3; with one package over both nodes, x86
+	# has no PKG entry and it is still NUMA, not PKG.
+	for pkg in 1 0; do
+		fake_sysfs "$BUILD/logs/fake-sysfs" $pkg
+		got=$(taskset -c 0,1 "$TWIN" --sysfs="$BUILD/logs/fake-sysfs" --max-cache-size=65536 |
+			report_levels | tr '\n' ' ')
+		check "native: on a fake 2-node sysfs (CPU 1 in package $pkg), one level: NUMA, the L3" \
+			[ "$got" = "NUMA CPU 0 <-> 1, L3 16 MiB " ]
+	done
 fi
 
 # ---- the pinned host shape: kernel and twin in the same guest
@@ -70,9 +118,11 @@ run="$CACHES; mc-wait >/dev/null; echo 1 > $CALIBRATE; echo '-- twin'
 	migration_cost --self-test | grep -c '^ok '
 	$TWIN_GUEST | sed 's/^/twin: /'; sched-domains"
 if boot pinned host "sched_verbose $FORCE" "$run"; then
+	# The affinity the host reported for each vCPU thread once bound.
 	check "pinned: every vCPU thread bound to its own host CPU ($SHAPE_PIN)" sh -c '
 		[ "$(wc -l < "$1")" = "$(echo $2 | wc -w)" ] &&
-		[ "$(cut -d" " -f7 "$1" | tr "\n" " ")" = "$(echo $2) " ]' - "$LOG.pins" "$SHAPE_PIN"
+		[ "$(cut -d" " -f9 "$1" | tr "\n" " ")" = "$(echo $2) " ] &&
+		[ "$(cut -d" " -f9 "$1" | sort -u | wc -l)" = "$(echo $2 | wc -w)" ]' - "$LOG.pins" "$SHAPE_PIN"
 	check "pinned: the guest's caches are the host's ($SHAPE_HOST_CACHES)" \
 		[ "$(echo "$OUT" | head -n 1)" = "$SHAPE_HOST_CACHES" ]
 	check "pinned: the twin's self-test passes in the guest" \
@@ -81,19 +131,20 @@ if boot pinned host "sched_verbose $FORCE" "$run"; then
 	twin=$(echo "$OUT" | grep '^twin: ' | report_levels)
 	check "pinned: kernel and twin measure the same levels, pairs and caches" \
 		sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' - "$kernel" "$twin"
-	# Per level: cost, re-touch and spread of the largest buffer, kernel
-	# then twin; they must agree within the noise bound of the two: twice
-	# the sum of their spreads plus 1/20 of the re-touch time (the
-	# confidence rule's two terms), and the re-touch times within 4x (TCG
-	# runs kernel and user code at different speeds).
+	# Per level: cost, and the re-touch time and spread of the buffer that
+	# gave it, kernel then twin; they must agree within the noise bound of
+	# the two: twice the sum of their spreads plus 1/20 of the re-touch
+	# time (the confidence rule's two terms), and the re-touch times within
+	# 4x (TCG runs kernel and user code at different speeds).
 	agree=$( {
 		last_report | awk -v src=kernel -v run=1 -v pfx='\\] ' "$CALIBRATION_LINES"
 		echo "$OUT" | awk -v src=twin -v run=1 -v pfx='^twin: ' "$CALIBRATION_LINES"
-	} | awk '$3 == "size" { k = $1 SUBSEP $4; if ($5 + 0 >= big[k] + 0) { big[k] = $5; rt[k] = $7; sp[k] = $8 } }
-		$3 == "level" { c[$1, $4] = $5 * 1000; lv[$4] = 1 }
+	} | awk '$3 == "size" { rt[$1, $4, $5] = $7; sp[$1, $4, $5] = $8 }
+		$3 == "level" { c[$1, $4] = $5 * 1000; lv[$4] = 1; buf[$1, $4] = $7 }
 		END { for (l in lv) { kc = c["kernel", l]; tc = c["twin", l]
-			kr = rt["kernel", l]; tr = rt["twin", l]
-			bound = 2 * (sp["kernel", l] + sp["twin", l]) + (kr > tr ? kr : tr) / 20
+			kb = buf["kernel", l]; tb = buf["twin", l]
+			kr = rt["kernel", l, kb]; tr = rt["twin", l, tb]
+			bound = 2 * (sp["kernel", l, kb] + sp["twin", l, tb]) + (kr > tr ? kr : tr) / 20
 			d = kc > tc ? kc - tc : tc - kc
 			printf "%s: kernel %.1f us, twin %.1f us, bound %.1f us; re-touch %.1f / %.1f us\n", l, kc / 1000, tc / 1000, bound / 1000, kr / 1000, tr / 1000
 			if (!(kr > 0 && tr > 0) || d > bound || kr > 4 * tr || tr > 4 * kr) bad++ }

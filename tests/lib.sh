@@ -100,14 +100,14 @@ timed_levels_ok() {
 		/: (measured|noise), spread / { n++
 			if ($0 !~ /^[A-Z]+ [0-9]+\.[0-9] us \(CPU [0-9]+ <-> [0-9]+, L[0-9] [0-9]+ [KM]iB, buffer [0-9]+ [KM]iB\): (measured|noise), spread [0-9]+\.[0-9] us$/) {
 				print "malformed: " $0; bad++ }
-			if (/: measured,/ && !($2 > 2 * $NF)) { print "measured within noise: " $0; bad++ } }
+			if (/: measured,/ && !($2 > 2 * $(NF - 1))) { print "measured within noise: " $0; bad++ } }
 		END { exit bad }'
 }
 
 # unmeasured_zero: every level the report does not call measured has 0 on
 # every domain (noise never becomes a value), unless migration_cost= pins it.
 unmeasured_zero() {
-	for l in $(klog | sed -n 's/^\[[ .0-9]*\] migration cost: \([A-Z]*\) .*: \(noise\|budget spent\|skipped.*\|no .*\|buffer .*\|a CPU .*\)$/\1/p'); do
+	for l in $(klog | sed -n 's/^\[[ .0-9]*\] migration cost: \([A-Z0-9_]*\) .*: \(noise, spread .*\|budget spent\|skipped.*\|no .*\|buffer .*\|a CPU .*\)$/\1/p'); do
 		domains | awk -v l="$l" '$4 == l && $5 != 0 { print "  " $0; bad++ } END { exit bad }' || return 1
 	done
 }
