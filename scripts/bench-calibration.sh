@@ -64,8 +64,7 @@ while [ "$b" -le "$boots" ]; do
 		log=$(UNPINNED=$u PIN=$p NAME="bench-calibration-$pin-$b" TIMEOUT=900 \
 			sh "$TOP/scripts/boot.sh" "$shape" "$append" "$r") ||
 			die "bench-calibration: $pin boot $b failed: $log"
-		sed '/@@@ run begin @@@/,/@@@ run end/d' "$log" | tr -d '\r' | awk '!seen[$0]++' |
-			records "kernel-$pin" "$b" '\\] ' "boot-$pin" >> "$out/records"
+		kernel_lines "$log" | records "kernel-$pin" "$b" '\\] ' "boot-$pin" >> "$out/records"
 		guest_output "$log" | records "twin-$pin" "$b" '^twin: ' >> "$out/records"
 		guest_output "$log" | records sweep-guest 1 '^sweep: ' >> "$out/records"
 		[ "$pin$b" != pinned1 ] || cp "$log" "$out/first-pinned.log"
@@ -81,12 +80,7 @@ while [ "$b" -le "$boots" ]; do
 done
 
 # The summary, from the records: one table per level.
-awk -v boots="$boots" '
-function median(list,   n, a, i, j, t) {
-	n = split(list, a, " ")
-	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : ""
-}
+awk "$AWK_MEDIAN"'
 function cv(list,   n, a, i, s, ss, m) {
 	n = split(list, a, " "); if (n < 2) return ""
 	for (i = 1; i <= n; i++) s += a[i]; m = s / n; if (m <= 0) return ""
@@ -97,7 +91,7 @@ function ratio(a, b) { return (a != "" && b != "" && b > 0) ? sprintf("%.2f", a 
 $3 == "level" { k = $1 SUBSEP $4; cost[k] = cost[k] " " $5; n[k]++; meas[k] += ($6 == "measured")
 	if (!($4 in levels)) order_l[++nl] = $4; levels[$4] = 1 }
 $3 == "size" { k = $1 SUBSEP $4; if ($5 + 0 > big[k] + 0) big[k] = $5
-	sz[k, $5] = 1; rt[k, $5] = rt[k, $5] " " $7 / 1000; touched[$1, $2, $4] += 48 * $5 }
+	rt[k, $5] = rt[k, $5] " " $7 / 1000; touched[$1, $2, $4] += 48 * $5 }
 $3 == "delay" { delay[$1] = delay[$1] " " $4 }
 $3 == "line" { line[$1] = line[$1] "  " $4 }
 END {
@@ -169,7 +163,7 @@ if command -v gnuplot >/dev/null && [ -n "$(ls "$out"/*.dat 2>/dev/null)" ]; the
 fi
 # The kernel's matrix as a heatmap, where it is large enough to be one.
 # The rows of the last matrix of the kernel's log (the rerun's).
-sed '/@@@ run begin @@@/,/@@@ run end/d' "$out/first-pinned.log" | tr -d '\r' |
+kernel_lines "$out/first-pinned.log" |
 	awk '/\] migration cost matrix/ { n = 0 }
 	/^\[[ 0-9.]*\] \[[0-9]+\]: / { sub(/^\[[ 0-9.]*\] \[[0-9]+\]: */, ""); m[++n] = $0 }
 	END { for (i = 1; i <= n; i++) print m[i] }' > "$out/matrix.dat"

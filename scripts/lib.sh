@@ -45,6 +45,22 @@ build_args() {
 	obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
 }
 
+# kernel_lines LOG: the kernel's own lines of a console log: without RUN's
+# output (the guest init prints the kernel's messages held back during RUN
+# after it; a message printed as RUN starts can be in both, with the same
+# timestamp, hence each line once).
+kernel_lines() {
+	sed '/@@@ run begin @@@/,/@@@ run end/d' "$1" | tr -d '\r' | awk '!seen[$0]++'
+}
+
+# AWK_MEDIAN: an awk function for programs that reduce runs: median(list),
+# the median of the numbers of a space-separated list, "" if none.
+AWK_MEDIAN='function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : ""
+}'
+
 # guest_output LOG: what RUN printed, between the guest init's markers.
 guest_output() {
 	sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$1" | tr -d '\r'

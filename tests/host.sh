@@ -147,12 +147,7 @@ if boot pinned host "sched_verbose $FORCE" "$run"; then
 	agree=$( {
 		klog | awk -v src=kernel -v first=boot -v run=1 -v pfx='\\] ' "$CALIBRATION_LINES"
 		echo "$OUT" | awk -v src=twin -v run=1 -v pfx='^twin: ' "$CALIBRATION_LINES"
-	} | awk '
-		function median(list,   n, a, i, j, t) {
-			n = split(list, a, " ")
-			for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return n ? a[int((n + 1) / 2)] : 0
-		}
+	} | awk "$AWK_MEDIAN"'
 		$1 == "boot" { next }
 		$3 == "size" { rt[$1, $4, $5] = $7; sp[$1, $4, $5] = $8 }
 		$3 == "level" { k = $1 SUBSEP $4; lv[$4] = 1

@@ -33,13 +33,11 @@ boot() {
 	return 1
 }
 
-# The kernel's own lines: the console log without the guest's output (the
-# guest init prints the kernel's messages held back during RUN after it;
-# a message printed as RUN starts can be in both, with the same timestamp).
-# With KLOG_LAST=1, only from the line after the next-to-last calibration
-# delay: the lines of the last calibration of a log that has several.
+# The kernel's own lines of $LOG (kernel_lines).  With KLOG_LAST=1, only
+# from the line after the next-to-last calibration delay: the lines of the
+# last calibration of a log that has several.
 klog() {
-	sed '/@@@ run begin @@@/,/@@@ run end/d' "$LOG" | tr -d '\r' | awk '!seen[$0]++' |
+	kernel_lines "$LOG" |
 		awk -v last="${KLOG_LAST:-0}" '{ l[NR] = $0 } /\] calibration delay: / { prev = cur; cur = NR }
 			END { for (i = last == 1 ? prev + 1 : 1; i <= NR; i++) print l[i] }'
 }
