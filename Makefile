@@ -13,8 +13,8 @@ export ARCH ARCHES SHAPE APPEND RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check lint kunit kselftest scenarios bench bench-smt \
-	bench-calibration clean
+	shapes run check check-debug lint kunit kselftest scenarios debug bench bench-smt \
+	bench-calibration bench-schedstats clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -29,9 +29,13 @@ help:
 	@echo "make boot       boot SHAPE with APPEND, run RUN in the guest (SHAPE=$(SHAPE))"
 	@echo "make shell      interactive guest shell on SHAPE"
 	@echo "make shapes     list the QEMU shapes and their sched-domain levels"
-	@echo "make kunit | kselftest | scenarios | lint   one stage of make check"
-	@echo "                (kunit and kselftest on each of ARCHES)"
-	@echo "make bench      patched vs base: boot, calibration, hackbench"
+	@echo "make check-debug  the debug kernels of every arch (KASAN, lockdep, UBSAN,"
+	@echo "                KFENCE, ...), longer torture, the kernel's own cpuset and"
+	@echo "                hotplug tests on biglittle and pseries, base vs series"
+	@echo "make kunit | kselftest | scenarios | debug | lint   one stage of make check"
+	@echo "                (kunit and kselftest on each of ARCHES; debug on DEBUG_ARCHES=x86_64)"
+	@echo "make bench      patched vs base: boot, calibration, hackbench; then"
+	@echo "                bench-schedstats: task_hot's refusals per level, in schedstats"
 	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
@@ -73,11 +77,21 @@ run: kernel initramfs
 check:
 	@sh $(S)/check.sh
 
-kunit kselftest scenarios lint: build
+kunit kselftest scenarios debug lint: build
 	@sh $(S)/$@.sh
 
+# What make check leaves out, to stay within CI's time: the debug kernels of
+# the other arches, two minutes of each torture test, the upstream tests on
+# the arm64 and ppc64le shapes.
+check-debug:
+	@CHECK_STAGES="build debug upstream" DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 \
+		UPSTREAM_SHAPES="biglittle pseries" sh $(S)/check.sh
+
 bench: kernel initramfs
-	@sh $(S)/bench.sh
+	@sh $(S)/bench.sh && sh $(S)/bench-schedstats.sh
+
+bench-schedstats: kernel initramfs
+	@sh $(S)/bench-schedstats.sh
 
 bench-smt: kernel initramfs
 	@sh $(S)/bench-smt.sh

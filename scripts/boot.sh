@@ -5,9 +5,11 @@
 # the topology of shapes/SHAPE and kernel arguments APPEND, run the shell
 # command RUN in the guest, and save the serial log under build/logs/.
 # Prints the log's path.  Exit status: 0 if RUN succeeded and the kernel
-# printed no panic, Oops, BUG or WARNING; 1 otherwise; 2 on timeout.
+# printed no report (KERNEL_REPORTS: panic, Oops, BUG, WARNING, KASAN,
+# KFENCE, UBSAN, lockdep, RCU stall, ...); 1 otherwise; 2 on timeout.
 # Environment: KERNEL and INITRAMFS override the images, NAME names the log,
 # TIMEOUT (seconds, default 300), INTERACTIVE=1 attaches the terminal,
+# BOOT_APPEND adds kernel arguments to every boot (the debug stage's),
 # UNPINNED=1 lets the vCPUs of a shape with SHAPE_PIN float, PIN="0 0 ..."
 # binds them to those host CPUs instead.
 #
@@ -29,7 +31,7 @@ initramfs=${INITRAMFS:-$OBJ/initramfs.cpio}
 [ -f "$kernel" ] || die "no kernel $kernel: run make kernel ARCH=$SHAPE_ARCH"
 [ -f "$initramfs" ] || die "no initramfs $initramfs: run make initramfs ARCH=$SHAPE_ARCH"
 
-logs=$BUILD/logs
+logs=$LOGS
 mkdir -p "$logs"
 name=${NAME:-$shape-$(date +%Y%m%d-%H%M%S)-$$}
 log=$logs/$name.log
@@ -43,7 +45,7 @@ echo "file /run.sh $work/run.sh 0755 0 0" > "$work/run.spec"
 cat "$initramfs" "$work/run.cpio" > "$work/initrd"
 
 set -- $QEMU $SHAPE_QEMU -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
-	-append "console=$CONSOLE panic=-1 $append"
+	-append "console=$CONSOLE panic=-1 ${BOOT_APPEND:-} $append"
 # A shape that describes more than QEMU's device tree does boots its own.
 if [ -n "${SHAPE_DT_CAPACITY:-}${SHAPE_DT_L2_SIZE:-}" ]; then
 	sh "$TOP/scripts/dtb.sh" "$shape" "$work/shape.dtb"
@@ -120,10 +122,11 @@ done
 say "$log"
 if [ "$rc" = 124 ]; then
 	say "boot: timeout after ${TIMEOUT:-300} s" >&2
+	grep -m 3 -E "$KERNEL_REPORTS" "$log" | sed 's/^/boot: /' >&2
 	exit 2
 fi
-if grep -qE 'Kernel panic|Oops|BUG:|WARNING:' "$log"; then
-	grep -m 3 -E 'Kernel panic|Oops|BUG:|WARNING:' "$log" | sed 's/^/boot: /' >&2
+if grep -qE "$KERNEL_REPORTS" "$log"; then
+	grep -m 3 -E "$KERNEL_REPORTS" "$log" | sed 's/^/boot: /' >&2
 	exit 1
 fi
 end=$(sed -n 's/.*@@@ run end: rc=\([0-9]*\) @@@.*/\1/p' "$log")

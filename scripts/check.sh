@@ -1,9 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: build every arch, then the KUnit, kselftest, boot-scenario
-# and lint stages.  Every stage prints "ok - ..." / "not ok - ..." lines; the last
-# line of the output is "N passed, N failed".  Exit status 1 on any failure.
+# make check: build every arch, then the KUnit, kselftest, boot-scenario,
+# debug (x86_64's debug kernel: scripts/debug.sh) and lint stages.  Every
+# stage prints "ok - ..." / "not ok - ..." lines; the last line of the
+# output is "N passed, N failed".  Exit status 1 on any failure.
+# make check-debug runs the stages CHECK_STAGES names instead: build, then
+# debug and upstream with the settings the Makefile gives them.
 set -u
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$BUILD/logs"
@@ -29,12 +32,17 @@ stage() {
 	return $rc
 }
 
-if stage build sh "$TOP/scripts/build.sh"; then
-	stage kunit sh "$TOP/scripts/kunit.sh"
-	stage kselftest sh "$TOP/scripts/kselftest.sh"
-	stage scenarios sh "$TOP/scripts/scenarios.sh"
-fi
-stage lint sh "$TOP/scripts/lint.sh"
+stages=${CHECK_STAGES:-build kunit kselftest scenarios debug lint}
+built=1
+for s in $stages; do
+	case $s in
+	build) stage build sh "$TOP/scripts/build.sh" || built=0 ;;
+	lint) stage lint sh "$TOP/scripts/lint.sh" ;;
+	upstream) [ $built = 0 ] ||
+		stage upstream env TESTS="$TOP/tests/upstream.sh" sh "$TOP/scripts/scenarios.sh" ;;
+	*) [ $built = 0 ] || stage "$s" sh "$TOP/scripts/$s.sh" ;;
+	esac
+done
 
 passed=$(grep -c '^ok - ' "$results")
 failed=$(grep -c '^not ok - ' "$results")

@@ -8,7 +8,7 @@ set -eu
 load_arch "${1:-x86_64}"
 
 pkgs="bc bison flex make gcc libc6-dev libelf-dev libssl-dev kmod ccache python3 perl
-      git xz-utils rsync busybox-static rt-tests python3-ply python3-git gnuplot-nox
+      git xz-utils rsync busybox-static rt-tests bash-static sparse python3-ply python3-git gnuplot-nox
       $ARCH_PACKAGES"
 
 export DEBIAN_FRONTEND=noninteractive
@@ -27,10 +27,12 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# A foreign arch's guest userspace: its Debian busybox-static package,
-# downloaded through dpkg's multiarch support and unpacked, not installed.
-[ -z "${DEBIAN_ARCH:-}" ] || [ -x "$BUSYBOX" ] && exit 0
-say "deps: fetching busybox-static:$DEBIAN_ARCH"
+# A foreign arch's guest userspace: its Debian busybox-static and
+# bash-static packages (bash for the kernel's own cpuset and hotplug
+# tests), downloaded through dpkg's multiarch support and unpacked, not
+# installed.
+[ -n "${DEBIAN_ARCH:-}" ] || exit 0
+[ -x "$BUSYBOX" ] && [ -x "$BASH_STATIC" ] && exit 0
 [ "$(id -u)" = 0 ] || die "need root to add the $DEBIAN_ARCH architecture"
 if ! dpkg --print-foreign-architectures | grep -qx "$DEBIAN_ARCH"; then
 	dpkg --add-architecture "$DEBIAN_ARCH"
@@ -38,9 +40,13 @@ if ! dpkg --print-foreign-architectures | grep -qx "$DEBIAN_ARCH"; then
 fi
 dl=$BUILD/dl
 mkdir -p "$dl"
-rm -f "$dl"/busybox-static_*_"$DEBIAN_ARCH".deb
-# As root, into a directory that apt's unprivileged _apt user cannot write.
-(cd "$dl" && apt-get download -qq -o APT::Sandbox::User=root "busybox-static:$DEBIAN_ARCH")
-rm -rf "$dl/busybox-$DEBIAN_ARCH"
-dpkg-deb -x "$dl"/busybox-static_*_"$DEBIAN_ARCH".deb "$dl/busybox-$DEBIAN_ARCH"
+for pkg in busybox-static bash-static; do
+	say "deps: fetching $pkg:$DEBIAN_ARCH"
+	rm -f "$dl/${pkg}_"*"_$DEBIAN_ARCH.deb"
+	# As root, into a directory that apt's unprivileged _apt user cannot write.
+	(cd "$dl" && apt-get download -qq -o APT::Sandbox::User=root "$pkg:$DEBIAN_ARCH")
+	rm -rf "$dl/${pkg%-static}-$DEBIAN_ARCH"
+	dpkg-deb -x "$dl/${pkg}_"*"_$DEBIAN_ARCH.deb" "$dl/${pkg%-static}-$DEBIAN_ARCH"
+done
 [ -x "$BUSYBOX" ] || die "no $BUSYBOX in busybox-static:$DEBIAN_ARCH"
+[ -x "$BASH_STATIC" ] || die "no $BASH_STATIC in bash-static:$DEBIAN_ARCH"

@@ -28,6 +28,15 @@ for f in "$TOP"/guest/*.c; do
 	"${CROSS_COMPILE}gcc" -O2 -Wall -static -pthread -o "$obj/guest/$(basename "$f" .c)" "$f"
 done
 
+# The kernel's own cpuset and CPU hotplug tests, unmodified, with the
+# cpuset test's helper built static; they run under Debian's bash-static.
+up=$obj/upstream-tests
+rm -rf "$up" && mkdir -p "$up/cgroup" "$up/cpu-hotplug"
+cp "$src/tools/testing/selftests/cgroup/test_cpuset_prs.sh" "$up/cgroup/"
+"${CROSS_COMPILE}gcc" -O2 -static -o "$up/cgroup/wait_inotify" \
+	"$src/tools/testing/selftests/cgroup/wait_inotify.c"
+cp "$src/tools/testing/selftests/cpu-hotplug/cpu-on-off-test.sh" "$up/cpu-hotplug/"
+
 # The userspace twin of the calibration, from the tree, static (lint also
 # builds commits that come before it).
 twin=
@@ -53,6 +62,14 @@ spec=$obj/initramfs.spec
 		esac
 	done
 	[ -z "$twin" ] || echo "file /bin/migration_cost $twin 0755 0 0"
+	echo "file /bin/bash $BASH_STATIC 0755 0 0"
+	# The kernel's modules, where it has them (the debug kernels).
+	for t in d f; do
+		[ -d "$obj/modules/lib" ] || break
+		(cd "$obj/modules" && find lib -type $t | sort) | while read -r p; do
+			[ $t = d ] && echo "dir /$p 0755 0 0" || echo "file /$p $obj/modules/$p 0644 0 0"
+		done
+	done
 	# Host binaries that run in this guest, with their shared libraries.
 	for f in ${GUEST_BINARIES:-}; do
 		echo "file /usr/bin/${f##*/} $f 0755 0 0"
@@ -73,6 +90,12 @@ spec=$obj/initramfs.spec
 			echo "file /kselftest/${p#./} $ks/${p#./} $(stat -c %a "$ks/$p") 0 0"
 		fi
 	done | sed '1i dir /kselftest 0755 0 0'
+	for d in cgroup cpu-hotplug; do
+		echo "dir /kselftest/$d 0755 0 0"
+		for f in "$up/$d"/*; do
+			echo "file /kselftest/$d/${f##*/} $f 0755 0 0"
+		done
+	done
 } > "$spec"
 "$gen" "$spec" > "$obj/initramfs.cpio"
 say "initramfs: ${obj#$TOP/}/initramfs.cpio ($(du -k "$obj/initramfs.cpio" | cut -f1) KiB)"

@@ -40,8 +40,10 @@ done
 (cd "$cfg" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" $files >/dev/null)
 kmake O="$cfg" olddefconfig >/dev/null
 
-# Every option a fragment asks for must have made it.
+# Every option a fragment asks for must have made it (a later fragment's
+# word on an option is the one that counts).
 bad=$(cat $files | grep -E '^(# )?CONFIG_' | sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/' |
+	tac | awk -F= '!seen[$1]++' | tac |
 	while IFS= read -r line; do
 		sym=${line%%=*}; want=${line#*=}
 		have=$(grep -E "^$sym=|^# $sym is not set" "$cfg/.config" |
@@ -58,4 +60,18 @@ fi
 # KERNEL_MAKEFLAGS (W=1, ...) and KERNEL_TARGETS (objects) serve make lint.
 say "kernel: building $arch in ${obj#$TOP/}"
 kmake O="$obj" -j"$(nproc)" ${KERNEL_MAKEFLAGS:-} ${KERNEL_TARGETS:-${KIMAGE##*/}}
-[ -n "${KERNEL_TARGETS:-}" ] || say "kernel: ${obj#$TOP/}/$KIMAGE"
+[ -z "${KERNEL_TARGETS:-}" ] || exit 0
+say "kernel: ${obj#$TOP/}/$KIMAGE"
+
+# A kernel with modules (the debug kernels): its modules and the negative
+# control module of tests/report-control, installed under OBJ/modules for
+# the initramfs.
+grep -q '^CONFIG_MODULES=y' "$obj/.config" || { rm -rf "$obj/modules"; exit 0; }
+kmake O="$obj" -j"$(nproc)" modules
+rm -rf "$obj/modules" "$obj/report-control"
+cp -r "$TOP/tests/report-control" "$obj/report-control"
+kmake O="$obj" M="$obj/report-control" modules
+kmake O="$obj" INSTALL_MOD_PATH="$obj/modules" INSTALL_MOD_STRIP=1 modules_install >/dev/null
+kmake O="$obj" M="$obj/report-control" INSTALL_MOD_PATH="$obj/modules" INSTALL_MOD_STRIP=1 \
+	modules_install >/dev/null
+say "kernel: modules in ${obj#$TOP/}/modules"

@@ -15,7 +15,7 @@ kunit() {
 	shape=$TEST_SHAPE
 	log=$(NAME=kunit-$shape sh "$TOP/scripts/boot.sh" "$shape" "kunit.enable=1" true) || {
 		echo "not ok - kunit: $1: boot failed ($log)"; rc=1; return; }
-	parsed=$BUILD/logs/kunit-$shape.parsed
+	parsed=$LOGS/kunit-$shape.parsed
 	python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log" > "$parsed" 2>&1 || rc=1
 	sed -n "s/^.*Testing complete/$1: Testing complete/p" "$parsed"
 	# One line per leaf test (a case, or each parameter of a parameterised

@@ -4,6 +4,8 @@
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$TOP/build
 SRC=$BUILD/linux
+# Where boots keep their console logs (the debug stage keeps its own).
+LOGS=${LOGS:-$BUILD/logs}
 . "$TOP/BASE"
 
 # Identity used for commits made in the work tree.
@@ -28,6 +30,8 @@ load_arch() {
 	DEBIAN_ARCH= GUEST_BINARIES= KSELFTEST_SKIPS=
 	. "$TOP/arch/$1"
 	OBJ=$BUILD/$1
+	# Debian's bash-static: the host's, or the one deps.sh unpacks.
+	BASH_STATIC=${DEBIAN_ARCH:+$BUILD/dl/bash-$DEBIAN_ARCH}/bin/bash-static
 }
 
 # load_shape SHAPE: read shapes/<SHAPE> (SHAPE_ARCH, SHAPE_QEMU, SHAPE_LEVELS).
@@ -49,8 +53,13 @@ build_args() {
 # output (the guest init prints the kernel's messages held back during RUN
 # after it; a message printed as RUN starts can be in both, with the same
 # timestamp, hence each line once).
+# A log where RUN never ended (the kernel panicked meanwhile) keeps the
+# timestamped lines printed after RUN began: the report is there.
 kernel_lines() {
-	sed '/@@@ run begin @@@/,/@@@ run end/d' "$1" | tr -d '\r' | awk '!seen[$0]++'
+	tr -d '\r' < "$1" | awk '/@@@ run begin @@@/ { run = 1; next } /@@@ run end/ { run = 0; ended = 1; next }
+		!run { print; next } { held[++n] = $0 }
+		END { if (!ended) for (i = 1; i <= n; i++) if (held[i] ~ /^\[ *[0-9]+\.[0-9]+\]/) print held[i] }' |
+		awk '!seen[$0]++'
 }
 
 # AWK_MEDIAN: an awk function for programs that reduce runs: median(list),
@@ -60,6 +69,14 @@ AWK_MEDIAN='function median(list,   n, a, i, j, t) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return n ? (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2) : ""
 }'
+
+# KERNEL_REPORTS: an ERE for the lines that start a kernel report: panic,
+# Oops, BUG (KASAN, KFENCE, sleeping in atomic), WARNING (lockdep, RCU
+# usage, list corruption), UBSAN, RCU stalls, hung tasks, kmemleak.  A
+# boot whose console has one fails.
+KERNEL_REPORTS='Kernel panic|Oops|BUG:|WARNING:|UBSAN:|KASAN:|KFENCE:|general protection fault'
+KERNEL_REPORTS="$KERNEL_REPORTS|rcu: INFO: .*stall|INFO: task .* blocked for more than"
+KERNEL_REPORTS="$KERNEL_REPORTS|INFO: (possible|trying to register|lockdep)|kmemleak: [0-9]+ new suspected"
 
 # guest_output LOG: what RUN printed, between the guest init's markers.
 guest_output() {

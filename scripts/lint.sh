@@ -5,8 +5,8 @@
 # check), every patch compiles on its own (one commit at a time: the
 # objects it changes, the kselftests and tools/sched/migration_cost, for
 # x86_64 and for the other arches whose code it changes), and no new W=1
-# warnings in the objects
-# built from the files the series touches.
+# or sparse (C=2) warnings in the objects built from the files the series
+# touches.
 set -eu
 . "$(dirname "$0")/lib.sh"
 cd "$SRC"
@@ -94,8 +94,9 @@ done
 git checkout -q "$tip"
 trap - EXIT
 
-# W=1 over the objects built from the C files the series touches, at the
-# base and at the tip: a warning is new if the base does not have it.
+# W=1 and sparse over the objects built from the C files the series
+# touches, at the base and at the tip: a warning is new if the base does not
+# have it.
 # kernel/sched is a unity build: its files are compiled through these.
 objs=
 for f in $(git diff --name-only base..HEAD -- '*.c'); do
@@ -106,11 +107,12 @@ for f in $(git diff --name-only base..HEAD -- '*.c'); do
 	esac
 done
 objs=$(echo $objs | tr ' ' '\n' | sort -u | tr '\n' ' ')
-# w1 NAME: the W=1 warnings of $objs, without line numbers, in NAME.txt.
+# w1 NAME: the W=1 and sparse warnings (and sparse errors) of $objs,
+# without line numbers, in NAME.txt.
 w1() {
-	KERNEL_MAKEFLAGS=W=1 KERNEL_TARGETS="$objs" sh "$TOP/scripts/kernel.sh" x86_64 \
+	KERNEL_MAKEFLAGS="W=1 C=2" KERNEL_TARGETS="$objs" sh "$TOP/scripts/kernel.sh" x86_64 \
 		> "$BUILD/logs/$1.log" 2>&1 || return 1
-	grep -E 'warning:' "$BUILD/logs/$1.log" | sed -E 's/:[0-9]+:[0-9]+:/:/' |
+	grep -E 'warning:|error:' "$BUILD/logs/$1.log" | sed -E 's/:[0-9]+:[0-9]+:/:/' |
 		sort -u > "$BUILD/logs/$1.txt"
 }
 if [ -n "$objs" ]; then
@@ -118,13 +120,14 @@ if [ -n "$objs" ]; then
 	if w1 lint-w1-base && git checkout -q "$tip" && w1 lint-w1-tip; then
 		new=$(comm -13 "$BUILD/logs/lint-w1-base.txt" "$BUILD/logs/lint-w1-tip.txt")
 		if [ -z "$new" ]; then
-			echo "ok - lint: no new W=1 warnings in $objs"
+			echo "ok - lint: no new W=1 or sparse warnings in $objs" \
+			     "(base has $(wc -l < "$BUILD/logs/lint-w1-base.txt"))"
 		else
 			echo "$new" | sed 's/^/  /'
-			echo "not ok - lint: new W=1 warnings"; rc=1
+			echo "not ok - lint: new W=1 or sparse warnings"; rc=1
 		fi
 	else
-		echo "not ok - lint: W=1 build failed (build/logs/lint-w1-*.log)"; rc=1
+		echo "not ok - lint: W=1 and sparse build failed (build/logs/lint-w1-*.log)"; rc=1
 	fi
 	git checkout -q "$tip"
 	# Back to a normal build of the tip.

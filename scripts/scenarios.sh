@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Boot scenarios: run every tests/*.sh (all but lib.sh), or those named.
+# Boot scenarios: run every tests/*.sh but lib.sh and the debug kernel's
+# (tests/debug-*.sh, which scripts/debug.sh runs), or those TESTS names.
 set -eu
 . "$(dirname "$0")/lib.sh"
 rc=0
-for t in ${TESTS:-$(ls "$TOP"/tests/*.sh | grep -v '/lib\.sh$')}; do
+for t in ${TESTS:-$(ls "$TOP"/tests/*.sh | grep -vE '/(lib|debug-.*)\.sh$')}; do
 	sh "$t" || rc=1
 done
 exit $rc

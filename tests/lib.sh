@@ -23,12 +23,12 @@ check() {
 # a failed boot is itself a failed check, followed by boot.sh's reason and
 # the end of the console log.
 boot() {
-	if LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" 2>"$BUILD/logs/.boot-why"); then
+	if LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" 2>"$LOGS/.boot-why"); then
 		OUT=$(guest_output "$LOG")
 		return 0
 	fi
 	not_ok "$1: boot failed ($LOG)"
-	{ cat "$BUILD/logs/.boot-why"; tail -n 10 "$LOG"; } | tr -d '\r' | sed 's/^/  /'
+	{ cat "$LOGS/.boot-why"; tail -n 10 "$LOG"; } | tr -d '\r' | sed 's/^/  /'
 	OUT=
 	return 1
 }

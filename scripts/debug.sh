@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The debug stage: for each arch of DEBUG_ARCHES (default x86_64), build
+# the debug kernel (kconfig/debug.config, and debug-ARCH.config where there
+# is one, over the arch's fragments and the series') in build/ARCH-debug,
+# with its modules in its initramfs; then boot it through KUnit, the
+# kselftests and the scenarios that reach the series' code (DEBUG_TESTS):
+# negative controls for every report class, debugfs files against
+# rebuilds, fault injection, torture.  Any report fails a boot
+# (scripts/boot.sh).  Result lines are tagged "debug:"; logs go to
+# build/logs/debug.  make check runs it for x86_64, make check-debug for
+# every arch, with longer torture.
+set -u
+. "$(dirname "$0")/lib.sh"
+export LOGS=$BUILD/logs/debug
+# A report ends the boot: an Oops or a warning (KASAN, KFENCE and UBSAN
+# reports count as warnings) panics, and the panic prints the whole log,
+# the messages held back while RUN runs included (panic_print bit 5),
+# instead of a guest that hangs until the timeout with them unseen.
+export BOOT_APPEND="oops=panic panic_on_warn=1 panic_print=0x20"
+mkdir -p "$LOGS"
+rc=0
+# tagged COMMAND...: run it, print its output with "debug: " in each
+# result line; its exit status.
+tagged() {
+	"$@" > "$LOGS/.out" 2>&1
+	r=$?
+	sed 's/^\(not \)\{0,1\}ok - /&debug: /' "$LOGS/.out"
+	return $r
+}
+
+for arch in ${DEBUG_ARCHES:-x86_64}; do
+	load_arch "$arch"
+	obj=$BUILD/$arch-debug
+	frags="common $arch series debug"
+	[ ! -f "$TOP/kconfig/debug-$arch.config" ] || frags="$frags debug-$arch"
+	[ ! -f "$TOP/kconfig/debug-$KARCH.config" ] || [ "$KARCH" = "$arch" ] ||
+		frags="$frags debug-$KARCH"
+	start=$(date +%s)
+	log=$LOGS/build-$arch.log
+	if { sh "$TOP/scripts/deps.sh" "$arch" && sh "$TOP/scripts/kernel.sh" "$arch" "$SRC" "$obj" "$frags" &&
+	     sh "$TOP/scripts/initramfs.sh" "$arch" "$SRC" "$obj"; } >"$log" 2>&1 &&
+	   ! grep -q 'warning:' "$log"; then
+		echo "ok - debug: build: $arch debug kernel ($frags), no warning ($(($(date +%s) - start)) s)"
+	else
+		grep -E 'warning:|error:|Error' "$log" | head -n 20 | sed 's/^/  /'
+		echo "not ok - debug: build: $arch debug kernel (${log#$TOP/})"; rc=1
+		continue
+	fi
+	export KERNEL=$obj/$KIMAGE INITRAMFS=$obj/initramfs.cpio DEBUG_CONFIG=$obj/.config ARCH=$arch
+	for s in kunit kselftest; do
+		t0=$(date +%s)
+		ARCHES=$arch tagged sh "$TOP/scripts/$s.sh" || rc=1
+		say "debug: $arch $s: $(($(date +%s) - t0)) s"
+	done
+	# The race and fault-injection scenarios are written for numa's 16
+	# CPUs and 2 nodes: x86_64 only.
+	tests="debug-reports debug-torture"
+	[ "$arch" != x86_64 ] || tests="debug-reports debugfs-race debug-fault-injection debug-torture"
+	for t in ${DEBUG_TESTS:-$tests}; do
+		[ -f "$TOP/tests/$t.sh" ] || { echo "not ok - debug: no test $t"; rc=1; continue; }
+		t0=$(date +%s)
+		tagged sh "$TOP/tests/$t.sh" || rc=1
+		say "debug: $arch $t: $(($(date +%s) - t0)) s"
+	done
+	unset KERNEL INITRAMFS DEBUG_CONFIG
+done
+exit $rc

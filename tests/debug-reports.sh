@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Negative controls for scripts/boot.sh on the debug kernel: each class of
+# report the debug options can print is provoked on purpose, through LKDTM,
+# rcutorture or tests/report-control, and the boot must fail, with the
+# report in its log; a clean boot of the same kernel must pass.
+. "$(dirname "$0")/lib.sh"
+# x86_64's one-CPU shape boots fastest; the other arches' test shapes.
+[ "${ARCH:-x86_64}" = x86_64 ] && SHAPE=up || SHAPE=$(load_arch "$ARCH" && echo "$TEST_SHAPE")
+SHAPE=${REPORTS_SHAPE:-$SHAPE}
+# enabled OPTION: the kernel under test has it (DEBUG_CONFIG: its .config).
+enabled() { grep -q "^$1=y" "${DEBUG_CONFIG:?the debug stage sets DEBUG_CONFIG}"; }
+LKDTM=/sys/kernel/debug/provoke-crash/DIRECT
+
+# provoked NAME REPORT APPEND RUN [SHAPE]: a boot with APPEND that runs RUN
+# (whose own status does not count) fails, with status 1, not a timeout,
+# and its kernel log has a line matching REPORT.
+provoked() {
+	name=$1 report=$2
+	rc=0
+	LOG=$(NAME="test-$T-$name" sh "$TOP/scripts/boot.sh" "${5:-$SHAPE}" "$3" "$4; true" 2>/dev/null) || rc=$?
+	if [ "$rc" = 1 ] && has "$report"; then
+		ok "$name: the boot fails on \"$(klog | grep -m1 -oE -- "$report")\""
+	else
+		not_ok "$name: boot status $rc (want 1), report /$report/ $(has "$report" && echo found || echo missing) (${LOG#$TOP/})"
+	fi
+}
+
+if boot clean "$SHAPE" "" "true"; then ok "clean: a boot that provokes nothing passes"; fi
+provoked ubsan 'UBSAN: array-index-out-of-bounds' "" "echo ARRAY_BOUNDS > $LKDTM"
+# ppc64le's debug kernel has no KASAN (kconfig/debug-powerpc.config).
+! enabled CONFIG_KASAN ||
+	provoked kasan 'BUG: KASAN: slab-use-after-free' "" "echo READ_AFTER_FREE > $LKDTM"
+provoked kfence 'BUG: KFENCE: use-after-free read' "" "echo KFENCE_READ_AFTER_FREE > $LKDTM"
+provoked list 'list_add corruption' "" "echo CORRUPT_LIST_ADD > $LKDTM"
+provoked lockdep 'WARNING: possible circular locking dependency detected' "" \
+	"modprobe report_control report=lockdep"
+provoked atomic-sleep 'BUG: sleeping function called from invalid context' "" \
+	"modprobe report_control report=atomic-sleep"
+provoked kmemleak 'kmemleak: [0-9]+ new suspected memory leaks' "" \
+	"modprobe report_control report=leak; sleep 6; echo scan > /sys/kernel/debug/kmemleak; sleep 1; echo scan > /sys/kernel/debug/kmemleak"
+# A CPU that stalls with interrupts off, seen by the others: not on a
+# single CPU, which has no other CPU to see it.
+[ "$SHAPE" != up ] && smp=$SHAPE || smp=ht
+provoked rcu-stall 'rcu: INFO: .*stall' "rcupdate.rcu_cpu_stall_timeout=3" \
+	"modprobe rcutorture stall_cpu=10 stall_cpu_irqsoff=1 stall_cpu_holdoff=1 fwd_progress=0 nreaders=1; sleep 14; rmmod rcutorture" \
+	"$smp"
+finish
