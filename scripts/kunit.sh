@@ -16,7 +16,11 @@ kunit() {
 	log=$(NAME=kunit-$shape sh "$TOP/scripts/boot.sh" "$shape" "kunit.enable=1" true) || {
 		echo "not ok - kunit: $1: boot failed ($log)"; rc=1; return; }
 	parsed=$LOGS/kunit-$shape.parsed
-	python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log" > "$parsed" 2>&1 || rc=1
+	# The calibration's kthread starts at late_initcall, as KUnit runs,
+	# and its report lines can land inside the KTAP, where kunit.py takes
+	# them for a broken test: they are left out of what it parses.
+	grep -v '\] migration cost: ' "$log" > "$log.ktap"
+	python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log.ktap" > "$parsed" 2>&1 || rc=1
 	sed -n "s/^.*Testing complete/$1: Testing complete/p" "$parsed"
 	# One line per leaf test (a case, or each parameter of a parameterised
 	# case) from the raw KTAP, a skip counting as a failure: a result line
