@@ -12,15 +12,6 @@ sh "$TOP/scripts/deps.sh" x86_64 && sh "$TOP/scripts/tree.sh" ||
 	{ echo "not ok - build: the tree (make tree)"; exit 1; }
 rc=0
 for arch in $ARCHES; do
-	start=$(date +%s)
-	log=$BUILD/logs/build-$arch.log
-	if { sh "$TOP/scripts/deps.sh" "$arch" && sh "$TOP/scripts/kernel.sh" "$arch" &&
-	     sh "$TOP/scripts/initramfs.sh" "$arch"; } >"$log" 2>&1 &&
-	   ! grep -q 'warning:' "$log"; then
-		echo "ok - build: $arch kernel and initramfs, no warning ($(($(date +%s) - start)) s)"
-	else
-		grep -E 'warning:|error:|Error' "$log" | head -n 20 | sed 's/^/  /'
-		echo "not ok - build: $arch kernel and initramfs (${log#$TOP/})"; rc=1
-	fi
+	build_guest "kernel and initramfs" "$BUILD/logs/build-$arch.log" "$arch" || rc=1
 done
 exit $rc

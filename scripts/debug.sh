@@ -37,17 +37,8 @@ for arch in ${DEBUG_ARCHES:-x86_64}; do
 	[ ! -f "$TOP/kconfig/debug-$arch.config" ] || frags="$frags debug-$arch"
 	[ ! -f "$TOP/kconfig/debug-$KARCH.config" ] || [ "$KARCH" = "$arch" ] ||
 		frags="$frags debug-$KARCH"
-	start=$(date +%s)
-	log=$LOGS/build-$arch.log
-	if { sh "$TOP/scripts/deps.sh" "$arch" && sh "$TOP/scripts/kernel.sh" "$arch" "$SRC" "$obj" "$frags" &&
-	     sh "$TOP/scripts/initramfs.sh" "$arch" "$SRC" "$obj"; } >"$log" 2>&1 &&
-	   ! grep -q 'warning:' "$log"; then
-		echo "ok - debug: build: $arch debug kernel ($frags), no warning ($(($(date +%s) - start)) s)"
-	else
-		grep -E 'warning:|error:|Error' "$log" | head -n 20 | sed 's/^/  /'
-		echo "not ok - debug: build: $arch debug kernel (${log#$TOP/})"; rc=1
-		continue
-	fi
+	tagged build_guest "debug kernel ($frags)" "$LOGS/build-$arch.log" \
+		"$arch" "$SRC" "$obj" "$frags" || { rc=1; continue; }
 	export KERNEL=$obj/$KIMAGE INITRAMFS=$obj/initramfs.cpio DEBUG_CONFIG=$obj/.config ARCH=$arch
 	for s in kunit kselftest; do
 		t0=$(date +%s)

@@ -95,6 +95,23 @@ base_kernel() {
 	BASE_IMAGE=$BUILD/$base_arch-base/$KIMAGE
 }
 
+# build_guest DESC LOG ARCH [SRCDIR OBJDIR FRAGMENTS]: ARCH's packages,
+# kernel (scripts/kernel.sh ARCH ...) and initramfs, output in LOG; one
+# result line "build: ARCH DESC", which fails on a warning as on an error.
+build_guest() {
+	desc=$1 blog=$2; shift 2
+	bstart=$(date +%s)
+	if { sh "$TOP/scripts/deps.sh" "$1" && sh "$TOP/scripts/kernel.sh" "$@" &&
+	     sh "$TOP/scripts/initramfs.sh" "$1" "${2:-}" "${3:-}"; } >"$blog" 2>&1 &&
+	   ! grep -q 'warning:' "$blog"; then
+		echo "ok - build: $1 $desc, no warning ($(($(date +%s) - bstart)) s)"
+	else
+		grep -E 'warning:|error:|Error' "$blog" | head -n 20 | sed 's/^/  /'
+		echo "not ok - build: $1 $desc (${blog#$TOP/})"
+		return 1
+	fi
+}
+
 # native_twin: build tools/sched/migration_cost of the tree for this host,
 # the calibration in userspace, and set TWIN to it.
 native_twin() {
