@@ -85,7 +85,7 @@ kunit kselftest scenarios debug lint: build
 # the arm64 and ppc64le shapes.
 check-debug:
 	@CHECK_STAGES="build debug upstream" DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 \
-		UPSTREAM_SHAPES="biglittle pseries" sh $(S)/check.sh
+		UPSTREAM_SHAPES="numa ht biglittle pseries" sh $(S)/check.sh
 
 bench: kernel initramfs
 	@sh $(S)/bench.sh && sh $(S)/bench-schedstats.sh

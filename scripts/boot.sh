@@ -8,7 +8,8 @@
 # printed no report (KERNEL_REPORTS: panic, Oops, BUG, WARNING, KASAN,
 # KFENCE, UBSAN, lockdep, RCU stall, ...); 1 otherwise; 2 on timeout.
 # Environment: KERNEL and INITRAMFS override the images, NAME names the log,
-# TIMEOUT (seconds, default 300), INTERACTIVE=1 attaches the terminal,
+# TIMEOUT (seconds, default 300; then an NMI, see hang_nmi), INTERACTIVE=1
+# attaches the terminal,
 # BOOT_APPEND adds kernel arguments to every boot (the debug stage's),
 # UNPINNED=1 lets the vCPUs of a shape with SHAPE_PIN float, PIN="0 0 ..."
 # binds them to those host CPUs instead.
@@ -56,6 +57,14 @@ if [ "${INTERACTIVE:-0}" = 1 ]; then
 	exit
 fi
 
+# The monitor, on two FIFOs: the pinning below, and the NMI of a boot
+# that times out.  QEMU opens both FIFOs read-write, so opening them
+# read-write here never blocks, even if QEMU is gone; the monitor's few
+# lines of output fit in the pipe.
+mkfifo "$work/mon.in" "$work/mon.out"
+set -- "$@" -chardev "pipe,id=mon,path=$work/mon" -mon chardev=mon
+monitor() { printf '%s\n' "$1" 1<>"$work/mon.in"; }
+
 pin=${PIN:-${SHAPE_PIN:-}}
 [ "${UNPINNED:-0}" = 1 ] && pin=
 rm -f "$log.pins"
@@ -64,11 +73,7 @@ if [ -n "$pin" ]; then
 		[ -d "/sys/devices/system/cpu/cpu$c" ] && [ "$(cat "/sys/devices/system/cpu/cpu$c/online" 2>/dev/null || echo 1)" = 1 ] ||
 			die "shape $shape pins a vCPU to host CPU $c, which is not online"
 	done
-	mkfifo "$work/mon.in" "$work/mon.out"
-	set -- "$@" -S -name "$shape,debug-threads=on" -pidfile "$work/qemu.pid" \
-		-chardev "pipe,id=mon,path=$work/mon" -mon chardev=mon
-else
-	set -- "$@" -monitor none
+	set -- "$@" -S -name "$shape,debug-threads=on" -pidfile "$work/qemu.pid"
 fi
 
 # pin_vcpus: bind each vCPU thread of the paused QEMU to its host CPU, then
@@ -95,26 +100,42 @@ pin_vcpus() {
 		echo "vCPU $v thread $tid host CPU $c affinity $(taskset -pc "$tid" | sed 's/.*: //')"
 	done | sort -n -k2 > "$log.pins"
 	[ "$(wc -l < "$log.pins")" = "$(echo $pin | wc -w)" ] || return 1
-	# QEMU opens both FIFOs read-write, so opening them read-write here
-	# never blocks, even if QEMU is gone; the monitor's few lines of
-	# output fit in the pipe.
-	printf 'cont\n' 1<>"$work/mon.in"
+	monitor cont
+}
+
+# A boot still running after TIMEOUT gets an NMI, which a kernel booted
+# with unknown_nmi_panic (the x86 debug kernels) turns into a panic that
+# prints every CPU's stack: a hang with no report of its own still ends
+# with one.  QEMU is killed HANG_GRACE (30) seconds later.
+hang_nmi() {
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	sleep "${TIMEOUT:-300}" &
+	s=$!
+	wait "$s"
+	kill -0 "$qemu" 2>/dev/null || return 0
+	: > "$work/timeout"
+	monitor nmi
 }
 
 # QEMU 7.2's TCG has been seen to crash (SIGSEGV) while the guest probes
 # PCI: a QEMU killed by a signal gets one more try, its log kept aside.
 for try in 1 2; do
 	rc=0
-	rm -f "$work/qemu.pid"
-	timeout "${TIMEOUT:-300}" "$@" -display none -serial stdio \
+	rm -f "$work/qemu.pid" "$work/timeout"
+	timeout "$((${TIMEOUT:-300} + ${HANG_GRACE:-30}))" "$@" -display none -serial stdio \
 		</dev/null >"$log" 2>&1 &
 	qemu=$!
+	hang_nmi </dev/null >/dev/null 2>&1 &
+	nmi=$!
 	if [ -n "$pin" ] && ! pin_vcpus; then
-		kill "$qemu" 2>/dev/null || :
+		kill "$qemu" "$nmi" 2>/dev/null || :
 		wait "$qemu" || :
 		die "could not pin the vCPUs of $shape to host CPUs $pin (log: ${log#$TOP/})"
 	fi
 	wait "$qemu" || rc=$?
+	kill "$nmi" 2>/dev/null || :
+	wait "$nmi" 2>/dev/null || :
+	[ ! -f "$work/timeout" ] || rc=124
 	[ "$rc" -gt 128 ] && [ "$try" = 1 ] || break
 	mv "$log" "$log.qemu-crash"
 	say "boot: qemu died with status $rc, booting again (${log#$TOP/}.qemu-crash)" >&2
@@ -123,6 +144,9 @@ say "$log"
 if [ "$rc" = 124 ]; then
 	say "boot: timeout after ${TIMEOUT:-300} s" >&2
 	grep -m 3 -E "$KERNEL_REPORTS" "$log" | sed 's/^/boot: /' >&2
+	# What the NMI printed: the stacks of the CPUs, from the panic on.
+	sed -n '/Kernel panic - not syncing: NMI/,$p' "$log" | grep -E '^\[ *[0-9.]+\]  [a-z_?]|NMI backtrace|CPU: [0-9]+ ' |
+		head -n 60 | sed 's/^/boot: /' >&2
 	exit 2
 fi
 if grep -qE "$KERNEL_REPORTS" "$log"; then

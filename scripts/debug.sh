@@ -16,9 +16,11 @@ set -u
 export LOGS=$BUILD/logs/debug
 # A report ends the boot: an Oops or a warning (KASAN, KFENCE and UBSAN
 # reports count as warnings) panics, and the panic prints the whole log,
-# the messages held back while RUN runs included (panic_print bit 5),
-# instead of a guest that hangs until the timeout with them unseen.
-export BOOT_APPEND="oops=panic panic_on_warn=1 panic_print=0x20"
+# the messages held back while RUN runs included (panic_print bit 5), the
+# stacks of every CPU and of the blocked tasks (bits 6 and 7), instead of
+# a guest that hangs until the timeout with them unseen.  On x86, the NMI
+# that scripts/boot.sh sends a boot that times out panics too.
+append="oops=panic panic_on_warn=1 panic_print=0xe0"
 mkdir -p "$LOGS"
 rc=0
 # tagged COMMAND...: run it, print its output with "debug: " in each
@@ -39,6 +41,8 @@ for arch in ${DEBUG_ARCHES:-x86_64}; do
 		frags="$frags debug-$KARCH"
 	tagged build_guest "debug kernel ($frags)" "$LOGS/build-$arch.log" \
 		"$arch" "$SRC" "$obj" "$frags" || { rc=1; continue; }
+	export BOOT_APPEND="$append"
+	[ "$arch" != x86_64 ] || BOOT_APPEND="$append unknown_nmi_panic"
 	export KERNEL=$obj/$KIMAGE INITRAMFS=$obj/initramfs.cpio DEBUG_CONFIG=$obj/.config ARCH=$arch
 	for s in kunit kselftest; do
 		t0=$(date +%s)
