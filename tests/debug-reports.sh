@@ -57,7 +57,7 @@ provoked kmemleak 'kmemleak: [0-9]+ new suspected memory leaks' "" \
 # PROVE_RCU the warning comes 5 s after rcu_cpu_stall_timeout (3 s) from
 # the start of the grace period, which can start a while after the stall:
 # the stall lasts 15 s (below the soft-lockup detector's 20 s).
-# It went unreported in 1 of 6 boots here: a second boot may be tried.
+# It went unreported in 1 of 7 boots here: a second boot may be tried.
 [ "$SHAPE" != up ] && smp=$SHAPE || smp=ht
 TRIES=2 provoked rcu-stall 'rcu: INFO: .*stall' "rcupdate.rcu_cpu_stall_timeout=3" \
 	"modprobe rcutorture stall_cpu=15 stall_cpu_irqsoff=1 stall_cpu_holdoff=1 stutter=0 fwd_progress=0 nreaders=1; sleep 20; rmmod rcutorture" \
