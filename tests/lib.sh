@@ -21,9 +21,13 @@ check() {
 
 # boot NAME SHAPE APPEND RUN: boot, set $LOG and $OUT (the RUN output);
 # a failed boot is itself a failed check, followed by boot.sh's reason and
-# the end of the console log.
+# the end of the console log.  With HANG_IS_RESULT=1 a timeout is not: it
+# sets HUNG=1 (else 0), and $OUT is what RUN printed before it.
 boot() {
-	if LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" 2>"$LOGS/.boot-why"); then
+	HUNG=0 boot_rc=0
+	LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" 2>"$LOGS/.boot-why") || boot_rc=$?
+	[ "$boot_rc" != 2 ] || [ "${HANG_IS_RESULT:-0}" != 1 ] || HUNG=1
+	if [ "$boot_rc" = 0 ] || [ "$HUNG" = 1 ]; then
 		OUT=$(guest_output "$LOG")
 		return 0
 	fi

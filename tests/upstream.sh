@@ -12,6 +12,8 @@
 # UPSTREAM_SHAPES: the shapes (default numa and ht: x86_64 only; make
 # check-debug adds biglittle and pseries).
 . "$(dirname "$0")/lib.sh"
+# A hang is a result here (prs_result, hang_note), not a failed boot.
+HANG_IS_RESULT=1
 
 # As a systemd machine has it: cgroup2 with cpuset enabled below the root,
 # whose cpuset files the test reads before it enables cpuset itself.
@@ -45,21 +47,6 @@ hotplug_result() {
 # passed RESULT: the number of cases a prs_result passed ("all": a lot).
 passed() { case $1 in "all "*) echo 1000000 ;; *) echo "$1" | sed 's/.* after \([0-9]*\) cases passed$/\1/' ;; esac; }
 
-# upstream_boot NAME SHAPE: boot RUN on KERNEL; sets OUT and HUNG (1 if
-# the boot timed out, its stacks in $LOG).  Fails, with a result line, on
-# any other failed boot (a kernel report, a guest that did not run).
-upstream_boot() {
-	HUNG=0 rc=0
-	LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "" "$RUN" 2>"$LOGS/.boot-why") || rc=$?
-	OUT=$(guest_output "$LOG")
-	case $rc in
-	0) return 0 ;;
-	2) HUNG=1; return 0 ;;
-	esac
-	not_ok "$1: boot failed ($LOG)"
-	{ cat "$LOGS/.boot-why"; tail -n 10 "$LOG"; } | tr -d '\r' | sed 's/^/  /'
-	return 1
-}
 # hang_note: where the NMI found the CPUs of a hung boot ($LOG): the most
 # common place, as the function a CPU was in and its first caller that is
 # not a lock function.
@@ -79,10 +66,10 @@ hang_note() {
 for shape in ${UPSTREAM_SHAPES:-numa ht}; do
 	load_shape "$shape"
 	base_kernel "$SHAPE_ARCH" >/dev/null 2>&1 || { not_ok "$shape: the base kernel does not build"; continue; }
-	upstream_boot "$shape-series" "$shape" || continue
+	boot "$shape-series" "$shape" "" "$RUN" || continue
 	series_prs="$(prs_result)$(hang_note)" series_hp=$(hotplug_result)
 	export KERNEL=$BASE_IMAGE
-	upstream_boot "$shape-base" "$shape" || { unset KERNEL; continue; }
+	boot "$shape-base" "$shape" "" "$RUN" || { unset KERNEL; continue; }
 	unset KERNEL
 	base_prs="$(prs_result)$(hang_note)" base_hp=$(hotplug_result)
 	# The series passes as many cases as the base, at least.
