@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Asymmetric CPU capacity with SMT, on arm64 (shapes asym-smt: 4 two-thread
+# cores of 1024, 1004, 984 and 964; asym-smt-hybrid: 2 two-thread cores of
+# 1024 beside 4 single-thread cores of 446): the domains both kernels build
+# (SMT under an MC with SD_ASYM_CPUCAPACITY, no warning), and where tasks
+# that run 20 ms and sleep 1 ms run (asym_smt_test: no core shares its
+# threads while a core idles, each task where it gets the most capacity
+# given the others; one result per N), given the x86 table by smt_capacity=.
+# The series must hold every N; the base kernel (6.12, the same shape and
+# command line) is the negative control: it takes the largest idle CPU
+# whatever its sibling runs, and must fail where the series passes.  With
+# the POWER8 table a second thread (+614) beats an idle small core (446),
+# and the series must place tasks so too.
+. "$(dirname "$0")/lib.sh"
+X86=1024,1178
+POWER8=1024,1638,1946,2150,2304,2406,2478,2520
+D=/sys/kernel/debug/sched/domains
+# sched_verbose: the domains in debugfs.  Its results are parsed, its exit
+# status is not RUN's.
+TEST="/kselftest/sched/asym_smt_test; echo asym_smt_test: \$?"
+SHOW='for c in 0 4; do for d in '$D'/cpu$c/domain*; do
+	echo "cpu$c $(cat $d/name) flags: $(cat $d/flags)"; done; done'
+
+# results: "VARIANT GOOD/SAMPLES ok|FAIL" of each asym_smt_test result that
+# did not skip, in order.
+results() {
+	echo "$OUT" | awk '
+		/most_capacity:held in [0-9]+ of [0-9]+ samples/ {
+			held = $0; sub(/.*held in /, "", held); sub(/ of /, "/", held); sub(/ samples.*/, "", held) }
+		/^(not )?ok [0-9]+ asym_smt\.[a-z0-9_]+\.most_capacity/ && !/# SKIP/ {
+			v = $0; sub(/^(not )?ok [0-9]+ asym_smt\./, "", v); sub(/\..*/, "", v)
+			print v " " held " " ($1 == "ok" ? "ok" : "FAIL"); held = "?" }'
+}
+
+# all_pass N RESULTS: N results, each ok.
+all_pass() {
+	[ "$(echo "$2" | grep -c ' ok$')" = "$1" ] &&
+		[ "$(echo "$2" | grep -c .)" = "$1" ] || { echo "$2" | sed 's/^/  /'; return 1; }
+}
+
+# fails VARIANT RESULTS: VARIANT's result is FAIL.
+fails() { echo "$2" | grep -q "^$1 .* FAIL$"; }
+
+# one_line RESULTS: the results on one line.
+one_line() { echo "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'; }
+
+# topology SHAPE KIND: the domains of one boot, as the shape describes them.
+topology() {
+	check "$1 $2: no warning about capacity asymmetry on SMT" \
+		sh -c '! echo "$1" | grep -q "CPU capacity asymmetry not supported on SMT"' - "$(klog)"
+	check "$1 $2: CPU 0 has SMT (SD_SHARE_CPUCAPACITY) under MC (SD_ASYM_CPUCAPACITY)" \
+		out_match '^cpu0 MC flags: .*SD_ASYM_CPUCAPACITY( |$)'
+	check "$1 $2: CPU 0's SMT domain shares capacity" \
+		out_match '^cpu0 SMT flags: .*SD_SHARE_CPUCAPACITY( |$)'
+}
+
+base_kernel arm64 >/dev/null 2>&1 || not_ok "the arm64 base kernel does not build"
+for shape in asym-smt asym-smt-hybrid; do
+	# cores: N = 1 .. cores, half-way, CPUs - 1.
+	[ $shape = asym-smt ] && cores=4 || cores=6
+	TIMEOUT=600 boot "$shape-series" $shape "sched_verbose smt_capacity=$X86" "$SHOW; $TEST" || continue
+	topology $shape series
+	series=$(results)
+	check "$shape series: asym_smt_test holds for every N ($(one_line "$series"))" \
+		all_pass $((cores + 2)) "$series"
+	[ -n "${BASE_IMAGE:-}" ] || continue
+	export KERNEL=$BASE_IMAGE
+	TIMEOUT=600 boot "$shape-base" $shape "sched_verbose smt_capacity=$X86" "$SHOW; $TEST" || { unset KERNEL; continue; }
+	unset KERNEL
+	topology $shape base
+	base=$(results)
+	echo "# $shape, asym_smt_test: series: $(one_line "$series"); base: $(one_line "$base")"
+	if [ $shape = asym-smt ]; then
+		check "$shape base (negative control): 6.12 runs 2 tasks on the threads of the 1024 core while 3 cores idle" \
+			fails n2 "$base"
+	else
+		check "$shape base (negative control): 6.12 runs a 3rd task on a big core's 2nd thread, not on an idle small core" \
+			fails n3 "$base"
+	fi
+done
+
+# The POWER8 table: the 3rd task on a big core's 2nd thread (614 > 446).
+TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWER8" "$SHOW; $TEST" && {
+	power8=$(results)
+	check "asym-smt-hybrid series, POWER8 table: asym_smt_test holds for every N ($(one_line "$power8"))" \
+		all_pass 8 "$power8"
+}
+finish
