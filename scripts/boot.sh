@@ -48,7 +48,7 @@ cat "$initramfs" "$work/run.cpio" > "$work/initrd"
 set -- $QEMU $SHAPE_QEMU -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
 	-append "console=$CONSOLE panic=-1 ${BOOT_APPEND:-} $append"
 # A shape that describes more than QEMU's device tree does boots its own.
-if [ -n "${SHAPE_DT_CAPACITY:-}${SHAPE_DT_L2_SIZE:-}" ]; then
+if [ -n "${SHAPE_DT_CAPACITY:-}${SHAPE_DT_L2_SIZE:-}${SHAPE_DT_THREADS:-}" ]; then
 	sh "$TOP/scripts/dtb.sh" "$shape" "$work/shape.dtb"
 	set -- "$@" -dtb "$work/shape.dtb"
 fi
