@@ -13,7 +13,7 @@ export ARCH ARCHES SHAPE APPEND RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check check-debug lint kunit kselftest scenarios debug bench bench-smt \
+	shapes run check check-debug lint kunit kselftest scenarios debug bench bench-smt hotpath \
 	bench-calibration bench-schedstats clean
 
 help:
@@ -37,6 +37,7 @@ help:
 	@echo "make bench      patched vs base: boot, calibration, hackbench; then"
 	@echo "                bench-schedstats: task_hot's refusals per level, in schedstats"
 	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
+	@echo "make hotpath    what the SMT capacity's static key costs when off (x86_64)"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
 
@@ -82,9 +83,9 @@ kunit kselftest scenarios debug lint: build
 
 # What make check leaves out, to stay within CI's time: the debug kernels of
 # the other arches, two minutes of each torture test, the upstream tests on
-# the arm64 and ppc64le shapes.
+# the arm64 and ppc64le shapes, and against a booted base kernel.
 check-debug:
-	@CHECK_STAGES="build debug upstream" DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 \
+	@CHECK_STAGES="build debug upstream" DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 UPSTREAM_BASE=boot \
 		UPSTREAM_SHAPES="numa ht biglittle pseries" sh $(S)/check.sh
 
 bench: kernel initramfs
@@ -96,8 +97,11 @@ bench-schedstats: kernel initramfs
 bench-smt: kernel initramfs
 	@sh $(S)/bench-smt.sh
 
+hotpath: tree
+	@sh $(S)/hotpath.sh
+
 bench-calibration: kernel initramfs
 	@SHAPE=$(if $(filter file,$(origin SHAPE)),host,$(SHAPE)) sh $(S)/bench-calibration.sh
 
 clean:
-	rm -rf $(foreach a,$(ARCHES),build/$(a) build/$(a).config) build/logs
+	rm -rf $(foreach a,$(ARCHES),build/$(a) build/$(a).config build/linux/obj-$(a)) build/logs

@@ -11,6 +11,7 @@
 # TIMEOUT (seconds, default 300; then an NMI, see hang_nmi), INTERACTIVE=1
 # attaches the terminal,
 # BOOT_APPEND adds kernel arguments to every boot (the debug stage's),
+# QEMU_EXTRA adds QEMU options after the shape's (a later -cpu wins),
 # UNPINNED=1 lets the vCPUs of a shape with SHAPE_PIN float, PIN="0 0 ..."
 # binds them to those host CPUs instead.
 #
@@ -45,7 +46,7 @@ echo "file /run.sh $work/run.sh 0755 0 0" > "$work/run.spec"
 "$BUILD/gen_init_cpio" "$work/run.spec" > "$work/run.cpio"
 cat "$initramfs" "$work/run.cpio" > "$work/initrd"
 
-set -- $QEMU $SHAPE_QEMU -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
+set -- $QEMU $SHAPE_QEMU ${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
 	-append "console=$CONSOLE panic=-1 ${BOOT_APPEND:-} $append"
 # A shape that describes more than QEMU's device tree does boots its own.
 if [ -n "${SHAPE_DT_CAPACITY:-}${SHAPE_DT_L2_SIZE:-}${SHAPE_DT_THREADS:-}" ]; then

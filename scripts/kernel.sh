@@ -18,40 +18,57 @@ kmake() {
 		CC="ccache ${CROSS_COMPILE}gcc" HOSTCC="ccache gcc" "$@"
 }
 
-# Assemble the config next to the build directory, then compare.
+# assemble_config: tinyconfig with the fragments merged, in $cfg.
+assemble_config() {
+	kmake O="$cfg" tinyconfig >/dev/null
+	# series.config lists options the series adds: a tree without them
+	# (the base, or a patch of the series before the one adding an
+	# option) is built without them.
+	files=
+	for f in $frags; do
+		if [ "$f" = series ]; then
+			grep '^CONFIG_' "$TOP/kconfig/series.config" | while IFS== read -r sym val; do
+				grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$src" &&
+					echo "$sym=$val" || true
+			done > "$cfg/series.config"
+			files="$files $cfg/series.config"
+		else
+			files="$files $TOP/kconfig/$f.config"
+		fi
+	done
+	(cd "$cfg" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" $files >/dev/null)
+	kmake O="$cfg" olddefconfig >/dev/null
+
+	# Every option a fragment asks for must have made it (a later
+	# fragment's word on an option is the one that counts).
+	bad=$(cat $files | grep -E '^(# )?CONFIG_' | sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/' |
+		tac | awk -F= '!seen[$1]++' | tac |
+		while IFS= read -r line; do
+			sym=${line%%=*}; want=${line#*=}
+			have=$(grep -E "^$sym=|^# $sym is not set" "$cfg/.config" |
+				sed 's/^# .* is not set/n/; s/^[^=]*=//')
+			[ "${have:-n}" = "$want" ] || echo "$sym=$want (got ${have:-n})"
+		done)
+	[ -z "$bad" ] || die "config options not applied:
+$bad"
+}
+
+# The config is assembled next to the build directory, then compared; and
+# only when its inputs changed: the fragments, and the tree's Kconfig files
+# and tiny.config (by mtime: a checkout that changes them makes them
+# newer).  Assembling takes about 20 s, most of it tinyconfig, which each
+# of make lint's per-commit builds used to pay.
 cfg=$obj.config
 mkdir -p "$obj" "$cfg"
-kmake O="$cfg" tinyconfig >/dev/null
-# series.config lists options the series adds: a tree without them (the
-# base, or a patch of the series before the one adding an option) is built
-# without them.
-files=
-for f in $frags; do
-	if [ "$f" = series ]; then
-		grep '^CONFIG_' "$TOP/kconfig/series.config" | while IFS== read -r sym val; do
-			grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$src" &&
-				echo "$sym=$val" || true
-		done > "$cfg/series.config"
-		files="$files $cfg/series.config"
-	else
-		files="$files $TOP/kconfig/$f.config"
-	fi
-done
-(cd "$cfg" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" $files >/dev/null)
-kmake O="$cfg" olddefconfig >/dev/null
-
-# Every option a fragment asks for must have made it (a later fragment's
-# word on an option is the one that counts).
-bad=$(cat $files | grep -E '^(# )?CONFIG_' | sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/' |
-	tac | awk -F= '!seen[$1]++' | tac |
-	while IFS= read -r line; do
-		sym=${line%%=*}; want=${line#*=}
-		have=$(grep -E "^$sym=|^# $sym is not set" "$cfg/.config" |
-			sed 's/^# .* is not set/n/; s/^[^=]*=//')
-		[ "${have:-n}" = "$want" ] || echo "$sym=$want (got ${have:-n})"
-	done)
-[ -z "$bad" ] || die "config options not applied:
-$bad"
+inputs="$arch $frags $(for f in $frags; do cat "$TOP/kconfig/$f.config"; done | cksum)"
+if [ "$(cat "$cfg/.inputs" 2>/dev/null)" != "$inputs" ] ||
+   [ -n "$(find "$src" \( -name .git -o -name 'obj-*' \) -prune -o \
+	   \( -name 'Kconfig*' -o -path '*/configs/*.config' \) -newer "$cfg/.inputs" -print |
+	   head -n 1)" ]; then
+	rm -f "$cfg/.inputs"
+	assemble_config
+	echo "$inputs" > "$cfg/.inputs"
+fi
 
 if ! cmp -s "$cfg/.config" "$obj/.config"; then
 	cp "$cfg/.config" "$obj/.config"

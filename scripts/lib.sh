@@ -42,11 +42,22 @@ load_shape() {
 
 # build_args ARCH [SRCDIR OBJDIR]: set arch, src and obj (absolute paths)
 # for a build step; the defaults are build/linux and build/ARCH.
+# A new OBJDIR is a link to SRCDIR/obj-NAME: with its objects in a
+# directory of the source tree, Kbuild names the sources relative to it
+# (srctree is ".."), so that the series and the base (build/linux-base)
+# give the compiler the same commands for the files they share and ccache
+# serves one build from the other's objects.
 build_args() {
 	arch=${1:-x86_64}
 	load_arch "$arch"
 	src=$(cd "${2:-$SRC}" && pwd)
-	obj=$(mkdir -p "${3:-$OBJ}" && cd "${3:-$OBJ}" && pwd)
+	o=${3:-$OBJ}
+	if [ ! -e "$o" ]; then
+		mkdir -p "$src/obj-${o##*/}"
+		rm -f "$o"
+		ln -s "$src/obj-${o##*/}" "$o"
+	fi
+	obj=$(cd "$o" && pwd)
 }
 
 # kernel_lines LOG: the kernel's own lines of a console log: without RUN's
@@ -83,13 +94,18 @@ guest_output() {
 	sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$1" | tr -d '\r'
 }
 
+# base_tree: build/linux-base, a worktree of the tree's "base" tag.
+base_tree() {
+	[ -d "$BUILD/linux-base" ] ||
+		git -C "$SRC" worktree add -q --detach "$BUILD/linux-base" base
+}
+
 # base_kernel [ARCH]: build the base commit (a worktree of the tree's "base"
 # tag) for ARCH (default x86_64) with the same fragments, the series'
 # options left out, for comparisons against it; sets BASE_IMAGE.
 base_kernel() {
 	base_arch=${1:-x86_64}
-	[ -d "$BUILD/linux-base" ] ||
-		git -C "$SRC" worktree add -q --detach "$BUILD/linux-base" base
+	base_tree
 	sh "$TOP/scripts/kernel.sh" "$base_arch" "$BUILD/linux-base" "$BUILD/$base_arch-base"
 	load_arch "$base_arch"
 	BASE_IMAGE=$BUILD/$base_arch-base/$KIMAGE

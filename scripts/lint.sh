@@ -130,8 +130,6 @@ if [ -n "$objs" ]; then
 		echo "not ok - lint: W=1 and sparse build failed (build/logs/lint-w1-*.log)"; rc=1
 	fi
 	git checkout -q "$tip"
-	# Back to a normal build of the tip.
-	sh "$TOP/scripts/kernel.sh" x86_64 >/dev/null
 fi
 
 exit $rc

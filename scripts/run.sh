@@ -34,7 +34,7 @@ log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	 echo "-- twin: tools/sched/migration_cost --debug=1 in the same guest"
 	 migration_cost --debug=1 --budget-ms=10000 | sed "s/^/twin: /"
 	 echo "-- CPU0 sched domains"; sched-domains 0
-	 echo "-- CPU0 sched groups: capacity now, at most (orig), with SMT sharing (smt)"
+	 echo "-- CPU0 sched groups: capacity now, at most (arch_capacity), by the SMT table (smt_throughput)"
 	 for d in /sys/kernel/debug/sched/domains/cpu0/domain*; do
 		sed "s/^/$(cat $d/name) /" $d/group_capacity
 	 done') || {

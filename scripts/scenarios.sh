@@ -6,6 +6,8 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 rc=0
 for t in ${TESTS:-$(ls "$TOP"/tests/*.sh | grep -vE '/(lib|debug-.*)\.sh$')}; do
+	t0=$(date +%s)
 	sh "$t" || rc=1
+	say "# ${t#$TOP/}: $(($(date +%s) - t0)) s"
 done
 exit $rc

@@ -17,14 +17,14 @@ show='for c in 0 4; do for d in '$D'/cpu$c/domain*; do n=$(cat $d/name)
 done; done; echo "cpu_capacity:" $(cat /sys/devices/system/cpu/cpu*/cpu_capacity)'
 
 # groups_are TAG CAPACITY_ORIG...: the groups of TAG, one per value, in
-# order, each with that capacity_orig, the same capacity_smt (no SMT), and
+# order, each with that arch_capacity, the same smt_throughput (no SMT), and
 # a current capacity no larger.
 groups_are() {
 	tag=$1; shift
 	group_lines "$tag" | awk -v want="$*" "$AWK_KV"'
 		BEGIN { n = split(want, w, " ") }
 		{ seen++; kv()
-		  if (v["capacity_orig"] != w[seen] || v["capacity_smt"] != w[seen] ||
+		  if (v["arch_capacity"] != w[seen] || v["smt_throughput"] != w[seen] ||
 		      v["capacity"] > w[seen]) { bad++; print "  " $0 " (want " w[seen] ")" } }
 		END { exit !(seen == n && !bad) }'
 }

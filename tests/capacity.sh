@@ -1,20 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # SMT capacity: each group's capacities in debugfs and under sched_verbose,
-# the x86 Hyper-Threading table, the POWER8 table given by smt_capacity= to
-# the 6 x 8-thread smt8 shape, a malformed smt_capacity=, and where spinning
-# tasks run on smt8 and ht (I1, I2 of smt_spread_test, one result per N),
-# also while RT pressure lowers the capacity of one core's thread (I3).
+# the Intel Hyper-Threading table (and none on an AMD CPU), the POWER8 table
+# given by smt_capacity= to the 6 x 8-thread smt8 shape, a malformed
+# smt_capacity=, and where spinning tasks run on smt8 and ht (I1, I2 of
+# smt_spread_test, one result per N), also while RT pressure lowers the
+# capacity of one core's thread.
 . "$(dirname "$0")/lib.sh"
 POWER8=1024,1638,1946,2150,2304,2406,2478,2520
 GC=/sys/kernel/debug/sched/domains/cpu0
 # Its results are parsed, its exit status is not RUN's.
 SPREAD="/kselftest/sched/smt_spread_test; echo smt_spread_test: \$?"
 
-# groups_are DOMAIN N SMT: N groups, each one core with capacity_smt SMT.
+# groups_are DOMAIN N SMT: N groups, each one core with smt_throughput SMT.
 groups_are() {
 	group_lines "$1" | awk -v n="$2" -v smt="$3" '
-		{ seen++ } !/ cores=1 / || $NF != "capacity_smt=" smt { bad++; print "  " $0 }
+		{ seen++ } !/ cores=1 / || $NF != "smt_throughput=" smt { bad++; print "  " $0 }
 		END { exit !(seen == n && !bad) }'
 }
 
@@ -28,7 +29,7 @@ TIMEOUT=900 boot power8 smt8 "sched_verbose smt_capacity=$POWER8" \
 	check "power8: 6 cores of SMT capacity 2520 at MC" groups_are 1 6 2520
 	check "power8: 8 threads of SMT capacity 1024 at SMT" groups_are 0 8 1024
 	check "power8: MC groups keep 8 CPUs of capacity" \
-		[ "$(group_lines 1 | grep -c ' capacity_orig=8192 ')" -eq 6 ]
+		[ "$(group_lines 1 | grep -c ' arch_capacity=8192 ')" -eq 6 ]
 	check "power8: group_capacity readable by root only" out_match '^-r-------- .*group_capacity$'
 	check "power8: sched_verbose prints each domain's groups once (6 x 8 + 6)" \
 		[ "$(count ' group_capacity: span=')" -eq 54 ]
@@ -39,19 +40,26 @@ TIMEOUT=900 boot power8 smt8 "sched_verbose smt_capacity=$POWER8" \
 }
 
 TIMEOUT=600 boot ht ht "sched_verbose" "$show_groups; $SPREAD" && {
-	check "ht: 4 cores of SMT capacity 1178 (x86 table)" groups_are 1 4 1178
-	tap_results "ht with the x86 table" spread 7
+	check "ht: 4 cores of SMT throughput 1178 (Intel table)" groups_are 1 4 1178
+	tap_results "ht with the Intel table" spread 7
+}
+
+# The Intel table is Intel's: the same cores as an AMD EPYC count every
+# thread as a full CPU.
+QEMU_EXTRA="-cpu EPYC" boot amd ht "sched_verbose" "$show_groups; grep -m1 vendor_id /proc/cpuinfo" && {
+	check "amd: the guest's CPU is AMD's" out_match 'vendor_id.*AuthenticAMD'
+	check "amd: 4 cores of SMT throughput 2048 (no table)" groups_are 1 4 2048
 }
 
 # pressured SPAN PERCENT: the MC group SPAN (printed after the test) has a
 # current capacity of at most PERCENT of its maximum.
 pressured() {
 	group_lines 1 | awk -v span="$1" -v pct="$2" "$AWK_KV"'
-		$1 == "span=" span { kv(); print "  " $0; ok = v["capacity"] * 100 <= v["capacity_orig"] * pct }
+		$1 == "span=" span { kv(); print "  " $0; ok = v["capacity"] * 100 <= v["arch_capacity"] * pct }
 		END { exit !ok }'
 }
 
-# I3: an RT task busy 25% of the time on CPU 1 takes about a quarter of its
+# An RT task busy 25% of the time on CPU 1 takes about a quarter of its
 # capacity; the core 0-1, whose threads are idle most of the time, must
 # still take its share of the spinning tasks.
 TIMEOUT=600 boot rt-pressure ht "sched_verbose" \
@@ -62,7 +70,7 @@ TIMEOUT=600 boot rt-pressure ht "sched_verbose" \
 
 boot malformed ht "sched_verbose smt_capacity=1024,2049" "$show_groups" && {
 	check "malformed: one warning naming the parameter" \
-		[ "$(count "smt_capacity=1024,2049: a busy thread adds more than c1 or lowers the throughput; using the architecture's SMT capacity")" -eq 1 ]
-	check "malformed: the x86 table is kept" groups_are 1 4 1178
+		[ "$(count "smt_capacity=1024,2049: a thread lowers the throughput or adds more than the one before; using the architecture's SMT capacity")" -eq 1 ]
+	check "malformed: the Intel table is kept" groups_are 1 4 1178
 }
 finish

@@ -4,9 +4,10 @@
 # (onoff_interval) and, for rcutorture, task shuffling (scftorture has no
 # shuffle_interval), on the debug kernel with the
 # calibration forced at boot and rerun through debugfs while they run: each
-# must end with "End of test: SUCCESS".  TORTURE_SECONDS per module (60).
+# must end with "End of test: SUCCESS".  TORTURE_SECONDS per module (30;
+# make check-debug runs 120).
 . "$(dirname "$0")/lib.sh"
-S=${TORTURE_SECONDS:-60}
+S=${TORTURE_SECONDS:-30}
 SHAPE=${TORTURE_SHAPE:-$(load_arch "${ARCH:-x86_64}" && echo "$TEST_SHAPE")}
 
 # torture MODULE ARGS: load it, rerun the calibration every 10 s meanwhile,

@@ -59,7 +59,7 @@ out_match() { echo "$OUT" | grep -qE -- "$1"; }
 group_lines() { echo "$OUT" | sed -n "s/^$1: //p"; }
 
 # AWK_KV: an awk function for programs reading such lines: kv() fills v[]
-# with the line's key=value fields (v["capacity_orig"], ...).
+# with the line's key=value fields (v["arch_capacity"], ...).
 AWK_KV='function kv(  i, f) { delete v; for (i = 1; i <= NF; i++) if (split($i, f, "=") == 2) v[f[1]] = f[2] }'
 
 # tap_results NAME FIXTURE N: one result per TAP line of a kselftest_harness

@@ -38,8 +38,8 @@ if boot calibrated pseries "sched_verbose migration_calibrate=force migration_de
 	check "the twin finds the same levels and caches as the kernel (from the auxv)" \
 		[ "$(level_caches | tr '\n' ' ')" = "$(echo "$OUT" | sed -n 's/^twin: migration cost: \([A-Z]*\) [0-9.]* us (CPU [0-9]* <-> [0-9]*, \(L[0-9]\) \([0-9]* [KM]iB\), .*/\1 \2 \3/p' | tr '\n' ' ')" ]
 	check "PKG groups: 4 CPUs, each a core of 1024" \
-		[ "$(group_lines PKG | grep -c '^span=[0-9] cores=1 capacity=1024 capacity_orig=1024 capacity_smt=1024$')" -eq 4 ]
+		[ "$(group_lines PKG | grep -c '^span=[0-9] cores=1 capacity=1024 arch_capacity=1024 smt_throughput=1024$')" -eq 4 ]
 	check "NUMA groups: the 2 nodes, 4 cores of 1024 each" \
-		[ "$(group_lines NUMA | grep -cE '^span=(0-3|4-7) cores=4 capacity=4096 capacity_orig=4096 capacity_smt=4096$')" -eq 2 ]
+		[ "$(group_lines NUMA | grep -cE '^span=(0-3|4-7) cores=4 capacity=4096 arch_capacity=4096 smt_throughput=4096$')" -eq 2 ]
 fi
 finish
