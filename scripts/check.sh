@@ -6,7 +6,7 @@
 # stage prints "ok - ..." / "not ok - ..." lines; the last line of the
 # output is "N passed, N failed".  Exit status 1 on any failure.
 # make check-debug runs the stages CHECK_STAGES names instead: build, then
-# debug and upstream with the settings the Makefile gives them.
+# debug, upstream and asym-smt with the settings the Makefile gives them.
 set -u
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$BUILD/logs"
@@ -38,8 +38,8 @@ for s in $stages; do
 	case $s in
 	build) stage build sh "$TOP/scripts/build.sh" || built=0 ;;
 	lint) stage lint sh "$TOP/scripts/lint.sh" ;;
-	upstream) [ $built = 0 ] ||
-		stage upstream env TESTS="$TOP/tests/upstream.sh" sh "$TOP/scripts/scenarios.sh" ;;
+	upstream|asym-smt) [ $built = 0 ] ||
+		stage "$s" env TESTS="$TOP/tests/$s.sh" sh "$TOP/scripts/scenarios.sh" ;;
 	*) [ $built = 0 ] || stage "$s" sh "$TOP/scripts/$s.sh" ;;
 	esac
 done

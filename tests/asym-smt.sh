@@ -15,6 +15,13 @@
 # lone task to a CPU of no greater capacity, so it must fail where the
 # series passes.  With the POWER8 table a second thread (+614) beats an
 # idle small core (446), and the series must place tasks so too.
+# ASYM_SMT_BASE: "recorded" (the default, make check's) reads the base's
+# verdicts from tests/asym-smt.base, which saves building the arm64 base
+# kernel and booting it (8 minutes on 2 cores); "boot" (make check-debug's)
+# boots the base, checks it, and checks that the record still says what it
+# does.  A record is only good for the test it was made with: it carries a
+# key of the test's sources, shapes and command line, and a record whose
+# key differs fails until it is made again (ASYM_SMT_BASE=boot prints it).
 . "$(dirname "$0")/lib.sh"
 INTEL=1024,1178
 POWER8=1024,1638,1946,2150,2304,2406,2478,2520
@@ -46,11 +53,40 @@ all_pass() {
 		[ "$(echo "$2" | grep -c .)" = "$1" ] || { echo "$2" | sed 's/^/  /'; return 1; }
 }
 
-# fails VARIANT RESULTS: VARIANT's result is FAIL.
-fails() { echo "$2" | grep -q "^$1 .* FAIL$"; }
-
 # one_line RESULTS: the results on one line.
 one_line() { echo "$1" | tr '\n' ',' | sed 's/,$//; s/,/, /g'; }
+
+# The negative controls: VARIANT and what 6.12 does wrong there, per shape.
+CONTROLS="asym-smt asym_smt.n2 wakes 2 tasks on the threads of the 1024 core while 3 cores idle
+asym-smt-hybrid asym_smt.n3 wakes a 3rd task on a big core's 2nd thread, not on an idle small core
+asym-smt asym_smt_balance.first_core leaves 2 spinning tasks on the threads of the 1024 core
+asym-smt-hybrid asym_smt_balance.first_core leaves 2 spinning tasks on the threads of the 1024 core"
+RECORD=$TOP/tests/asym-smt.base
+
+# record_key: what the base's verdicts depend on besides the base kernel.
+record_key() {
+	{ git -C "$SRC" rev-parse HEAD:tools/testing/selftests/sched/asym_smt_test.c \
+		HEAD:tools/testing/selftests/sched/spread.h
+	  cat "$TOP/shapes/asym-smt" "$TOP/shapes/asym-smt-hybrid"
+	  echo "$TEST_BASE smt_capacity=$INTEL"; } | sha256sum | cut -c 1-16
+}
+
+# verdicts SHAPE RESULTS: "SHAPE VARIANT ok|FAIL" of each control of SHAPE.
+verdicts() {
+	echo "$CONTROLS" | while read -r shape variant what; do
+		[ "$shape" = "$1" ] || continue
+		echo "$2" | awk -v s="$shape" -v v="$variant" '$1 == v { print s, v, $3 }'
+	done
+}
+
+# controls SHAPE VERDICTS KIND: a check per negative control of SHAPE.
+controls() {
+	echo "$CONTROLS" | while read -r shape variant what; do
+		[ "$shape" = "$1" ] || continue
+		check "$shape base, $3 (negative control): 6.12 $what ($variant)" \
+			sh -c 'echo "$1" | grep -qx "$2 $3 FAIL"' - "$2" "$shape" "$variant"
+	done
+}
 
 # topology SHAPE KIND: the domains of one boot, as the shape describes them.
 topology() {
@@ -62,7 +98,14 @@ topology() {
 		out_match '^cpu0 SMT flags: .*SD_SHARE_CPUCAPACITY( |$)'
 }
 
-base_kernel arm64 >/dev/null 2>&1 || not_ok "the arm64 base kernel does not build"
+mode=${ASYM_SMT_BASE:-recorded}
+key=$(record_key)
+if [ "$mode" = boot ]; then
+	base_kernel arm64 >/dev/null 2>&1 || not_ok "the arm64 base kernel does not build"
+	live=
+elif [ "$(sed -n 's/^key //p' "$RECORD")" != "$key" ]; then
+	not_ok "tests/asym-smt.base was made with another test (key $key): make it again with ASYM_SMT_BASE=boot"
+fi
 for shape in asym-smt asym-smt-hybrid; do
 	# cores: N = 1 .. cores, half-way, CPUs - 1.
 	[ $shape = asym-smt ] && cores=4 || cores=6
@@ -71,6 +114,14 @@ for shape in asym-smt asym-smt-hybrid; do
 	series=$(results)
 	check "$shape series: asym_smt_test holds for every N and start ($(one_line "$series"))" \
 		all_pass $((cores + 4)) "$series"
+	# 6.12 moves a spinning task only when another task wakes on its CPU
+	# and makes it two: from the first half of the CPUs, where wakeups
+	# find an idle CPU, that happens in some runs and not in others, so
+	# asym_smt_balance.first_half is no control.
+	if [ "$mode" != boot ]; then
+		controls $shape "$(grep "^$shape " "$RECORD")" recorded
+		continue
+	fi
 	[ -n "${BASE_IMAGE:-}" ] || continue
 	export KERNEL=$BASE_IMAGE
 	TIMEOUT=600 boot "$shape-base" $shape "sched_verbose smt_capacity=$INTEL" "$SHOW; $TEST_BASE" || { unset KERNEL; continue; }
@@ -78,24 +129,22 @@ for shape in asym-smt asym-smt-hybrid; do
 	topology $shape base
 	base=$(results)
 	echo "# $shape, asym_smt_test: series: $(one_line "$series"); base: $(one_line "$base")"
-	if [ $shape = asym-smt ]; then
-		check "$shape base (negative control): 6.12 wakes 2 tasks on the threads of the 1024 core while 3 cores idle" \
-			fails asym_smt.n2 "$base"
-	else
-		check "$shape base (negative control): 6.12 wakes a 3rd task on a big core's 2nd thread, not on an idle small core" \
-			fails asym_smt.n3 "$base"
-	fi
-	# 6.12 moves a spinning task only when another task wakes on its CPU
-	# and makes it two: from the first half of the CPUs, where wakeups
-	# find an idle CPU, that happens in some runs and not in others.
-	check "$shape base (negative control): 6.12 leaves 2 spinning tasks on the threads of the 1024 core" \
-		fails asym_smt_balance.first_core "$base"
+	controls $shape "$(verdicts $shape "$base")" booted
+	live="$live$(verdicts $shape "$base")
+"
 done
-
 # The POWER8 table: the 3rd task on a big core's 2nd thread (614 > 446).
 TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWER8" "$SHOW; $TEST" && {
 	power8=$(results)
 	check "asym-smt-hybrid series, POWER8 table: asym_smt_test holds for every N and start ($(one_line "$power8"))" \
 		all_pass 10 "$power8"
 }
+if [ "$mode" = boot ]; then
+	# What to record, and whether the record still says it.
+	printf 'key %s\n%s' "$key" "$live" > "$LOGS/asym-smt.base"
+	sed 's/^/# asym-smt.base: /' "$LOGS/asym-smt.base"
+	check "tests/asym-smt.base is what the base kernel does (key and verdicts)" \
+		sh -c 'grep -v "^#" "$1" | cmp -s - "$2"' - "$RECORD" "$LOGS/asym-smt.base"
+fi
+
 finish

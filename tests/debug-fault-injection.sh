@@ -20,6 +20,7 @@ done; }'
 # inject FAULT ARGS: fail FAULT's allocations of the calibration's writer
 # only (task-filter, /proc/self/make-it-fail in the subshell that writes);
 # the file is opened before, so that only the calibration's allocations fail.
+# ARGS are FAULT's knobs, as NAME=VALUE.
 INJECT='inject() { F=$D/../$1; shift
 	# The filter first: the probability last, once only the writer can fail.
 	echo Y > $F/task-filter; echo ${FI_VERBOSE:-0} > $F/verbose; echo N > $F/ignore-gfp-wait
@@ -32,6 +33,10 @@ INJECT='inject() { F=$D/../$1; shift
 	  echo 1 >&3; echo "write: $?" )
 	echo 0 > $F/probability
 }
+# text_of FUNCTION: "START END", where the code of FUNCTION lies in
+# /proc/kallsyms (END: where the next symbol starts), for the stack filter.
+text_of() { awk -v f=$1 '"'"'$3 == f { s = $1 } { a[NR] = $1 }
+	END { for (i in a) if (a[i] > s && (e == "" || a[i] < e)) e = a[i]; print "0x" s, "0x" e }'"'"' /proc/kallsyms; }
 leaks() { sleep 6; echo scan > $D/../kmemleak; echo "kmemleak: $(grep -c "^unreferenced object" $D/../kmemleak)"; }'
 
 RUN="$SNAP
@@ -41,8 +46,12 @@ inject failslab
 echo \"failslab: \$(cat \$D/migration_cost/state)\"
 snap | cmp -s - /tmp/before && echo 'failslab: domains unchanged'
 grep '^migration_cost=' \$D/migration_cost/matrix | cmp -s - /tmp/line-before && echo 'failslab: report unchanged'
-# space counts pages: the 16 KiB report (4 pages) passes, the buffers fail.
-inject fail_page_alloc space=5 min-order=0 ignore-gfp-highmem=N
+# Only the pages allocated under mc_measure() fail (the stack filter): the
+# buffers', not the report's nor the page faults' of the writer, whichever
+# of them the page allocator or the slabs happen to have at hand.
+set -- \$(text_of mc_measure)
+echo \"mc_measure: \$1 \$2\"
+inject fail_page_alloc require-start=\$1 require-end=\$2 min-order=0 ignore-gfp-highmem=N
 echo \"fail_page_alloc: \$(cat \$D/migration_cost/state)\"
 snap > /tmp/after
 for l in \$(sed -n 's/^migration cost: \\([A-Z0-9_]*\\) .*: buffer allocation failed.*/\\1/p' \$D/migration_cost/matrix); do
@@ -61,6 +70,8 @@ if echo " ${FI_CASES:-alloc hotplug} " | grep -q " alloc " && boot alloc numa "s
 	check "failslab: dmesg says so" has 'migration cost: calibration failed \(out of memory\); values kept$'
 	check "failslab: every domain's value and groups unchanged" out_has "failslab: domains unchanged"
 	check "failslab: the last report stands" out_has "failslab: report unchanged"
+	check "fail_page_alloc: mc_measure() is in /proc/kallsyms, for the stack filter" \
+		out_match '^mc_measure: 0x[0-9a-f]+ 0x[0-9a-f]+$'
 	check "fail_page_alloc: the run ends (state done), with levels whose buffer failed" \
 		sh -c 'echo "$1" | grep -qx "fail_page_alloc: done" &&
 			echo "$1" | grep -qE "^fail_page_alloc: [A-Z0-9_]+ (kept|changed)$"' - "$OUT"
