@@ -3,12 +3,23 @@
 # A scheduler patch series for Linux 6.12, and the harness that builds,
 # boots and tests it under QEMU.  `make help` lists the targets.
 
-ARCH	?= x86_64
 ARCHES	?= $(notdir $(wildcard arch/*))
 SHAPE	?= numa
+# make run and make bench-calibration boot the host shape unless told.
+BOOT_SHAPE := $(if $(and $(filter file,$(origin SHAPE)),$(filter run bench-calibration,$(MAKECMDGOALS))),host,$(SHAPE))
+# The shape's arch, unless ARCH is given: make run SHAPE=biglittle is arm64.
+ifeq ($(origin ARCH),undefined)
+ARCH	:= $(or $(shell sh -c '. ./shapes/$$1 >/dev/null 2>&1 && echo "$$SHAPE_ARCH"' - $(BOOT_SHAPE)),x86_64)
+endif
+# RUN and APPEND reach the guest as typed, $ and quotes included: make
+# would expand the $ in them.  APPEND given, even empty, replaces make
+# run's default arguments (APPEND_GIVEN).
+APPEND_GIVEN := $(if $(filter command line environment,$(origin APPEND)),1,)
 APPEND	?=
 RUN	?= true
-export ARCH ARCHES SHAPE APPEND RUN
+override APPEND := $(value APPEND)
+override RUN := $(value RUN)
+export ARCH ARCHES SHAPE APPEND APPEND_GIVEN RUN
 
 S := scripts
 
@@ -62,10 +73,16 @@ build:
 base-kernel: tree
 	@sh $(S)/base-kernel.sh $(ARCH)
 
+# The shape's kernel and initramfs first (not those KERNEL or INITRAMFS
+# replace), rebuilt if their inputs changed, saying so on stderr: stdout is
+# RUN's.
+BOOT_BUILD = $(strip $(if $(KERNEL),,kernel) $(if $(INITRAMFS),,initramfs))
 boot:
+	@$(if $(BOOT_BUILD),$(MAKE) --no-print-directory -s $(BOOT_BUILD) >&2,:)
 	@sh $(S)/boot.sh "$$SHAPE" "$$APPEND" "$$RUN"
 
 shell:
+	@$(if $(BOOT_BUILD),$(MAKE) --no-print-directory -s $(BOOT_BUILD) >&2,:)
 	@INTERACTIVE=1 sh $(S)/boot.sh "$$SHAPE" "sched_verbose $$APPEND" "setsid cttyhack sh"
 
 shapes:
@@ -73,7 +90,7 @@ shapes:
 
 # make run shows the host shape, pinned, unless SHAPE is given.
 run: kernel initramfs
-	@SHAPE=$(if $(filter file,$(origin SHAPE)),host,$(SHAPE)) sh $(S)/run.sh
+	@SHAPE=$(BOOT_SHAPE) sh $(S)/run.sh
 
 check:
 	@sh $(S)/check.sh
@@ -103,7 +120,7 @@ hotpath: tree
 	@sh $(S)/hotpath.sh
 
 bench-calibration: kernel initramfs
-	@SHAPE=$(if $(filter file,$(origin SHAPE)),host,$(SHAPE)) sh $(S)/bench-calibration.sh
+	@SHAPE=$(BOOT_SHAPE) sh $(S)/bench-calibration.sh
 
 clean:
 	rm -rf $(foreach a,$(ARCHES),build/$(a) build/$(a).config build/linux/obj-$(a)) build/logs

@@ -61,8 +61,9 @@ while [ "$b" -le "$boots" ]; do
 		[ "$pin" = copinned ] && p=$(echo "$SHAPE_PIN" | awk '{ for (i = 1; i <= NF; i++) printf "%s ", $1 }')
 		r=$run
 		[ "$pin$b" != pinned1 ] || r="$run; ($sweep) | sed 's/^/sweep: /'"
-		log=$(UNPINNED=$u PIN=$p NAME="bench-calibration-$pin-$b" TIMEOUT=900 \
-			sh "$TOP/scripts/boot.sh" "$shape" "$append" "$r") ||
+		log=$LOGS/bench-calibration-$pin-$b.log
+		UNPINNED=$u PIN=$p NAME="bench-calibration-$pin-$b" TIMEOUT=900 \
+			sh "$TOP/scripts/boot.sh" "$shape" "$append" "$r" >/dev/null ||
 			die "bench-calibration: $pin boot $b failed: $log"
 		kernel_lines "$log" | records "kernel-$pin" "$b" '\\] ' "boot-$pin" >> "$out/records"
 		guest_output "$log" | records "twin-$pin" "$b" '^twin: ' >> "$out/records"

@@ -37,8 +37,9 @@ wait \$p; cat /tmp/ebizzy"
 r=1
 while [ "$r" -le "$rounds" ]; do
 	echo "$configs" | while IFS=: read -r name args; do
-		log=$(NAME="bench-schedstats-$name-$r" sh "$TOP/scripts/boot.sh" "$shape" \
-			"sched_verbose schedstats=enable $args" "$run") ||
+		log=$LOGS/bench-schedstats-$name-$r.log
+		NAME="bench-schedstats-$name-$r" sh "$TOP/scripts/boot.sh" "$shape" \
+			"sched_verbose schedstats=enable $args" "$run" >/dev/null ||
 			die "bench-schedstats: $name boot $r failed: $log"
 		guest_output "$log" | awk -v n="$name" '
 			function kv(  i, f) { delete v; for (i = 3; i <= NF; i++) if (split($i, f, "=") == 2) v[f[1]] = f[2] }

@@ -31,8 +31,9 @@ run="n=1; while [ \$n -le $max_n ]; do ebizzy -t \$n -S $secs; n=\$((n + 1)); do
 r=1
 while [ "$r" -le "$rounds" ]; do
 	echo "$configs" | while IFS=: read -r name kernel args; do
-		log=$(KERNEL=$kernel NAME="bench-smt-$name-$r" TIMEOUT=3600 \
-			sh "$TOP/scripts/boot.sh" smt8 "$args" "$run") ||
+		log=$LOGS/bench-smt-$name-$r.log
+		KERNEL=$kernel NAME="bench-smt-$name-$r" TIMEOUT=3600 \
+			sh "$TOP/scripts/boot.sh" smt8 "$args" "$run" >/dev/null ||
 			die "bench-smt: $name boot $r failed: $log"
 		guest_output "$log" | sed -n 's/^ebizzy //p' | tr '=' ' ' |
 			awk -v name="$name" '{ print name, $2, $4, $6, $8, $10 }'

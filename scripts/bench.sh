@@ -18,7 +18,10 @@ shape=${SHAPE:-numa}
 hackbench=${HACKBENCH:--p -g 2 -l 50 -s 4096}
 out=$BUILD/logs/bench
 mkdir -p "$out"
-base_kernel
+load_shape "$shape"
+[ "$SHAPE_ARCH" = x86_64 ] ||
+	die "shape $shape is $SHAPE_ARCH: hackbench comes with the x86_64 guests only (arch/x86_64's GUEST_BINARIES)"
+base_kernel x86_64
 
 # Kernel configurations: NAME KERNEL ARGS (ARGS with "+" for spaces).
 configs="base:$BASE_IMAGE:
@@ -35,9 +38,10 @@ r=1
 while [ "$r" -le "$rounds" ]; do
 	echo "$configs" | while IFS=: read -r name kernel args; do
 		args=$(echo "$args" | tr + ' ')
-		log=$(KERNEL=$kernel NAME="bench-$name-$r" sh "$TOP/scripts/boot.sh" \
-			"$shape" "$args" "$run") || die "bench: $name boot $r failed: $log"
-		tr -d '\r' < "$log" | awk -v name="$name" '
+		log=$LOGS/bench-$name-$r.log
+		KERNEL=$kernel NAME="bench-$name-$r" sh "$TOP/scripts/boot.sh" \
+			"$shape" "$args" "$run" >/dev/null || die "bench: $name boot $r failed: $log"
+		{ guest_output "$log"; kernel_lines "$log"; } | awk -v name="$name" '
 			/^bench boot / { print name, "boot", $3 }
 			/^bench hackbench / { print name, "hackbench", $3 }
 			/\] calibration delay: / { print name, "delay", $(NF - 1) / 1000 }

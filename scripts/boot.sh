@@ -3,13 +3,19 @@
 #
 # boot.sh SHAPE "APPEND" "RUN": boot build/ARCH's kernel under QEMU (TCG) with
 # the topology of shapes/SHAPE and kernel arguments APPEND, run the shell
-# command RUN in the guest, and save the serial log under build/logs/.
-# Prints the log's path.  Exit status: 0 if RUN succeeded and the kernel
-# printed no report (KERNEL_REPORTS: panic, Oops, BUG, WARNING, KASAN,
-# KFENCE, UBSAN, lockdep, RCU stall, ...); 1 otherwise; 2 on timeout.
+# command RUN in the guest, and print what RUN prints, as it prints it.
+# RUN's output comes on a serial port of its own, the kernel's messages on
+# the console: the log LOG (build/logs/NAME.log, named on stderr) has the
+# kernel's, LOG.run RUN's.  Exit status:
+#   RUN's own, if the kernel printed no report (KERNEL_REPORTS: panic, Oops,
+#       BUG, WARNING, KASAN, KFENCE, UBSAN, lockdep, RCU stall, ...);
+#   124 when the boot timed out (TIMEOUT), 125 on a kernel report, 126 when
+#   QEMU failed or RUN never ended; each says so on stderr in one line,
+#   followed by the last lines of the kernel's log.  RUN's own 124 to 126
+#   become 1 (stderr says what RUN returned).
 # Environment: KERNEL and INITRAMFS override the images, NAME names the log,
 # TIMEOUT (seconds, default 300; then an NMI, see hang_nmi), INTERACTIVE=1
-# attaches the terminal,
+# attaches the terminal (RUN and the kernel then share the console),
 # BOOT_APPEND adds kernel arguments to every boot (the debug stage's),
 # QEMU_EXTRA adds QEMU options after the shape's (a later -cpu wins),
 # UNPINNED=1 lets the vCPUs of a shape with SHAPE_PIN float, PIN="0 0 ..."
@@ -40,14 +46,21 @@ log=$logs/$name.log
 work=$(mktemp -d "$logs/.boot.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+say "boot: $shape, log ${log#$TOP/}" >&2
+
 # The RUN command travels as a second cpio archive appended to the first.
 printf '%s\n' "$run" > "$work/run.sh"
 echo "file /run.sh $work/run.sh 0755 0 0" > "$work/run.spec"
 "$BUILD/gen_init_cpio" "$work/run.spec" > "$work/run.cpio"
 cat "$initramfs" "$work/run.cpio" > "$work/initrd"
 
+# RUN's port: the arch's RUN_PORT options, after the console's -serial,
+# with chardev "run"; the guest's init finds its device in run_console=.
+run_port=
+[ "${INTERACTIVE:-0}" = 1 ] ||
+	run_port="-chardev file,id=run,path=$log.run $RUN_PORT"
 set -- $QEMU $SHAPE_QEMU ${QEMU_EXTRA:-} -kernel "$kernel" -initrd "$work/initrd" -no-reboot \
-	-append "console=$CONSOLE panic=-1 ${BOOT_APPEND:-} $append"
+	-append "console=$CONSOLE panic=-1 ${BOOT_APPEND:-} $append${run_port:+ run_console=$RUN_TTY}"
 # A shape that describes more than QEMU's device tree does boots its own.
 if [ -n "${SHAPE_DT_CAPACITY:-}${SHAPE_DT_L2_SIZE:-}${SHAPE_DT_THREADS:-}" ]; then
 	sh "$TOP/scripts/dtb.sh" "$shape" "$work/shape.dtb"
@@ -123,11 +136,19 @@ hang_nmi() {
 for try in 1 2; do
 	rc=0
 	rm -f "$work/qemu.pid" "$work/timeout"
-	timeout "$((${TIMEOUT:-300} + ${HANG_GRACE:-30}))" "$@" -display none -serial stdio \
+	rm -f "$log.run"
+	timeout "$((${TIMEOUT:-300} + ${HANG_GRACE:-30}))" "$@" -display none -serial stdio $run_port \
 		</dev/null >"$log" 2>&1 &
 	qemu=$!
 	hang_nmi </dev/null >/dev/null 2>&1 &
 	nmi=$!
+	# RUN's output as it comes, until QEMU is gone.
+	follow=
+	if [ -n "$run_port" ]; then
+		tail -n +1 -s 0.2 -F --pid="$qemu" "$log.run" 2>/dev/null |
+			sed -u 's/\r$//; /^@@@ run \(begin\|end\)/d' &
+		follow=$!
+	fi
 	if [ -n "$pin" ] && ! pin_vcpus; then
 		kill "$qemu" "$nmi" 2>/dev/null || :
 		wait "$qemu" || :
@@ -136,29 +157,32 @@ for try in 1 2; do
 	wait "$qemu" || rc=$?
 	kill "$nmi" 2>/dev/null || :
 	wait "$nmi" 2>/dev/null || :
+	[ -z "$follow" ] || wait "$follow" || :
 	[ ! -f "$work/timeout" ] || rc=124
 	[ "$rc" -gt 128 ] && [ "$try" = 1 ] || break
 	mv "$log" "$log.qemu-crash"
-	say "boot: qemu died with status $rc, booting again (${log#$TOP/}.qemu-crash)" >&2
+	[ ! -f "$log.run" ] || mv "$log.run" "$log.qemu-crash.run"
+	say "boot: qemu died with status $rc, booting again (${log#$TOP/}.qemu-crash); RUN's output starts again" >&2
 done
-say "$log"
+# fail STATUS WHY: end with STATUS, saying WHY on stderr, with the last
+# lines of the kernel's log.
+fail() {
+	say "boot: $2" >&2
+	tr -d '\r' < "$log" | grep -v '^@@@ run ' | tail -n 8 | sed 's/^/boot:   /' >&2
+	exit "$1"
+}
 if [ "$rc" = 124 ]; then
-	say "boot: timeout after ${TIMEOUT:-300} s" >&2
 	grep -m 3 -E "$KERNEL_REPORTS" "$log" | sed 's/^/boot: /' >&2
 	# What the NMI printed: the stacks of the CPUs, from the panic on.
 	sed -n '/Kernel panic - not syncing: NMI/,$p' "$log" | grep -E '^\[ *[0-9.]+\]  [a-z_?]|NMI backtrace|CPU: [0-9]+ ' |
 		head -n 60 | sed 's/^/boot: /' >&2
-	exit 2
+	fail 124 "timeout after ${TIMEOUT:-300} s (TIMEOUT=seconds waits longer); log ${log#$TOP/}"
 fi
-if grep -qE "$KERNEL_REPORTS" "$log"; then
-	grep -m 3 -E "$KERNEL_REPORTS" "$log" | sed 's/^/boot: /' >&2
-	exit 1
-fi
-end=$(sed -n 's/.*@@@ run end: rc=\([0-9]*\) @@@.*/\1/p' "$log")
-if [ -z "$end" ]; then
-	say "boot: RUN did not finish (qemu exit status $rc)" >&2
-	exit 1
-elif [ "$end" != 0 ]; then
-	say "boot: RUN exited with $end" >&2
-	exit 1
-fi
+report=$(grep -m 1 -E "$KERNEL_REPORTS" "$log" | tr -d '\r') || :
+[ -z "$report" ] || fail 125 "kernel report, which fails any boot: $report; log ${log#$TOP/}"
+end=$(sed -n 's/.*@@@ run end: rc=\([0-9]*\) @@@.*/\1/p' "$log.run" 2>/dev/null) || :
+[ -n "$end" ] || fail 126 "RUN did not end: QEMU exited with status $rc; log ${log#$TOP/}"
+[ "$end" = 0 ] || say "boot: RUN exited with $end; its output in ${log#$TOP/}.run" >&2
+# RUN's own 124 to 126 would read as a timeout, a report or a QEMU failure.
+[ "$end" -lt 124 ] || [ "$end" -gt 126 ] || exit 1
+exit "$end"

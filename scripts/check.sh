@@ -3,8 +3,11 @@
 #
 # make check: build every arch, then the KUnit, kselftest, boot-scenario,
 # debug (x86_64's debug kernel: scripts/debug.sh) and lint stages.  Every
-# stage prints "ok - ..." / "not ok - ..." lines; the last line of the
-# output is "N passed, N failed".  Exit status 1 on any failure.
+# stage prints "ok - ..." / "not ok - ..." lines as they come, and "# ..."
+# lines for each build and boot as it starts; the stages' times come at the
+# end, then the last line, "N passed, N failed".  The results are also in
+# build/logs/check.ktap, as KTAP (kunit.py parse reads it).  Exit status 1
+# on any failure.
 # make check-debug runs the stages CHECK_STAGES names instead: build, then
 # debug, upstream and asym-smt with the settings the Makefile gives them.
 set -u
@@ -12,23 +15,27 @@ set -u
 mkdir -p "$BUILD/logs"
 results=$BUILD/logs/check-results.txt
 : > "$results"
+# Earlier runs' stage outputs would mix into "=== failed:".
+rm -f "$BUILD"/logs/check-*.out
+times=
 
-# stage NAME COMMAND...: run, show, keep its result lines; a stage that
-# fails without a "not ok" line of its own counts as one failure.
+# stage NAME COMMAND...: run, show its output as it comes, keep its result
+# lines; a stage that fails without a "not ok" line of its own counts as
+# one failure.
 stage() {
 	name=$1; shift
 	start=$(date +%s)
 	say "=== $name"
 	out=$BUILD/logs/check-$name.out
-	"$@" > "$out" 2>&1
-	rc=$?
-	cat "$out"
+	{ "$@" 2>&1; echo $? > "$out.rc"; } | tee "$out"
+	rc=$(cat "$out.rc"); rm -f "$out.rc"
 	grep -E '^(not )?ok - ' "$out" >> "$results"
 	if [ "$rc" != 0 ] && ! grep -q '^not ok - ' "$out"; then
-		echo "not ok - $name: exited with $rc" | tee -a "$results"
+		echo "not ok - $name: exited with $rc" | tee -a "$out" "$results"
 	fi
-	say "=== $name: $(grep -c '^ok - ' "$out") passed, $(grep -c '^not ok - ' "$out") failed," \
-	    "$(($(date +%s) - start)) s"
+	t=$(($(date +%s) - start))
+	times="$times${times:+, }$name $t s"
+	say "=== $name: $(grep -c '^ok - ' "$out") passed, $(grep -c '^not ok - ' "$out") failed, $t s"
 	return $rc
 }
 
@@ -38,11 +45,20 @@ for s in $stages; do
 	case $s in
 	build) stage build sh "$TOP/scripts/build.sh" || built=0 ;;
 	lint) stage lint sh "$TOP/scripts/lint.sh" ;;
-	upstream|asym-smt) [ $built = 0 ] ||
-		stage "$s" env TESTS="$TOP/tests/$s.sh" sh "$TOP/scripts/scenarios.sh" ;;
-	*) [ $built = 0 ] || stage "$s" sh "$TOP/scripts/$s.sh" ;;
+	*) if [ $built = 0 ]; then
+		say "=== $s: skipped, the build failed"
+	   elif [ "$s" = upstream ] || [ "$s" = asym-smt ]; then
+		stage "$s" env TESTS="$TOP/tests/$s.sh" sh "$TOP/scripts/scenarios.sh"
+	   else
+		stage "$s" sh "$TOP/scripts/$s.sh"
+	   fi ;;
 	esac
 done
+
+# The results as KTAP, one test per result line.
+awk 'BEGIN { print "KTAP version 1" } { l[NR] = $0 } END { print "1.." NR
+	for (i = 1; i <= NR; i++) { r = l[i]; sub(/^ok - /, "ok " i " ", r); sub(/^not ok - /, "not ok " i " ", r); print r } }' \
+	"$results" > "$BUILD/logs/check.ktap"
 
 passed=$(grep -c '^ok - ' "$results")
 failed=$(grep -c '^not ok - ' "$results")
@@ -54,5 +70,6 @@ if [ "$failed" != 0 ]; then
 		     n && /^  / { n--; print; next } { n = 0 }' "$f"
 	done
 fi
+say "=== times: $times"
 say "$passed passed, $failed failed"
 [ "$failed" = 0 ]

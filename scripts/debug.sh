@@ -15,21 +15,18 @@ set -u
 . "$(dirname "$0")/lib.sh"
 export LOGS=$BUILD/logs/debug
 # A report ends the boot: an Oops or a warning (KASAN, KFENCE and UBSAN
-# reports count as warnings) panics, and the panic prints the whole log,
-# the messages held back while RUN runs included (panic_print bit 5), the
-# stacks of every CPU and of the blocked tasks (bits 6 and 7), instead of
+# reports count as warnings) panics, and the panic prints the stacks of
+# every CPU and of the blocked tasks (panic_print bits 6 and 7), instead of
 # a guest that hangs until the timeout with them unseen.  On x86, the NMI
 # that scripts/boot.sh sends a boot that times out panics too.
-append="oops=panic panic_on_warn=1 panic_print=0xe0"
+append="oops=panic panic_on_warn=1 panic_print=0xc0"
 mkdir -p "$LOGS"
 rc=0
-# tagged COMMAND...: run it, print its output with "debug: " in each
-# result line; its exit status.
+# tagged COMMAND...: run it, print its output as it comes, with "debug: "
+# in each result line; its exit status.
 tagged() {
-	"$@" > "$LOGS/.out" 2>&1
-	r=$?
-	sed 's/^\(not \)\{0,1\}ok - /&debug: /' "$LOGS/.out"
-	return $r
+	{ "$@" 2>&1; echo $? > "$LOGS/.rc"; } | sed -u 's/^\(not \)\{0,1\}ok - /&debug: /'
+	return "$(cat "$LOGS/.rc")"
 }
 
 for arch in ${DEBUG_ARCHES:-x86_64}; do

@@ -7,6 +7,11 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ -d "$SRC/.git" ] || die "no tree: run make tree first"
+# patches/ that changed since the tree was made (git pull) are not the
+# tree's to overwrite.
+made=$(git -C "$SRC" config series.patches) || made=
+[ -z "$made" ] || [ "$made" = "$(patches_digest)" ] || [ "${FORCE:-0}" != 0 ] ||
+	die "patches/ changed since build/linux was made (git pull?): FORCE=1 make export overwrites it, FORCE=1 make tree takes it"
 cd "$SRC"
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes: commit them first"
@@ -28,4 +33,5 @@ sed -i "1,/^\$/s/^Date: .*/Date: $date/" "$out/0000-cover-letter.patch"
 	echo "# The series, in order; make tree applies it with git am."
 	ls "$out" | grep -v '^0000-' | grep '\.patch$'
 } > "$out/series"
+stamp_tree
 say "export: $(($(ls "$out"/*.patch | wc -l) - 1)) patches in patches/"

@@ -11,9 +11,26 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 build_args "$@"
+[ "$src" != "$(cd "$SRC" && pwd)" ] || [ -n "${TREE_CHECKED:-}" ] || check_tree
 
 gen=$BUILD/gen_init_cpio
 [ -x "$gen" ] || gcc -O2 -o "$gen" "$src/usr/gen_init_cpio.c"
+
+# Only when what goes in changed: this script, the arch, guest/, the
+# tree's tools/, UAPI headers and kernel/sched (whose headers the userspace
+# twin includes), committed or not, the kernel's modules
+# and the host files copied in.  A build with nothing changed takes a
+# second, not the minute that compiling everything again takes.
+inputs="tools include/uapi arch/$KARCH/include/uapi kernel/sched scripts/subarch.include"
+key=$({ cat "$0" "$TOP/arch/$arch" "$TOP"/guest/*
+	(cd "$src" && git ls-files -s -- $inputs && git diff HEAD -- $inputs)
+	ls -lR --time-style=+%s "$obj/modules" 2>/dev/null || :
+	ls -lL --time-style=+%s "$BUSYBOX" "$BASH_STATIC" ${GUEST_BINARIES:-}; } | cksum)
+if [ -f "$obj/initramfs.cpio" ] && [ "$(cat "$obj/initramfs.key" 2>/dev/null)" = "$key" ]; then
+	say "initramfs: ${obj#$TOP/}/initramfs.cpio is up to date"
+	exit 0
+fi
+rm -f "$obj/initramfs.key"
 
 # kselftests, built static for the guest.
 ks=$obj/kselftest
@@ -98,4 +115,5 @@ spec=$obj/initramfs.spec
 	done
 } > "$spec"
 "$gen" "$spec" > "$obj/initramfs.cpio"
+echo "$key" > "$obj/initramfs.key"
 say "initramfs: ${obj#$TOP/}/initramfs.cpio ($(du -k "$obj/initramfs.cpio" | cut -f1) KiB)"

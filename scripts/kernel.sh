@@ -10,6 +10,9 @@ set -eu
 build_args "$@"
 frags=${4:-"common $arch series"}
 [ -f "$src/Makefile" ] || die "no kernel tree at $src: run make tree first"
+# The series' tree must be what patches/ says (make lint, which builds each
+# commit, checked it before).
+[ "$src" != "$(cd "$SRC" && pwd)" ] || [ -n "${TREE_CHECKED:-}" ] || check_tree
 
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=sched KBUILD_BUILD_HOST=series
@@ -74,9 +77,24 @@ if ! cmp -s "$cfg/.config" "$obj/.config"; then
 	cp "$cfg/.config" "$obj/.config"
 	kmake O="$obj" olddefconfig >/dev/null
 fi
+# Nothing in the tree, this script or lib.sh changed since the last full
+# build started (.built-from, moved into place when it succeeded), with the
+# same .config: make would walk a thousand objects to find nothing to do.
+# (A new compiler is not seen: make clean.)
+full=
+[ -n "${KERNEL_TARGETS:-}${KERNEL_MAKEFLAGS:-}" ] || full=1
+if [ -n "$full" ] && [ -f "$obj/$KIMAGE" ] && [ "$obj/.built-from" -nt "$obj/.config" ] &&
+   ! grep -q '^CONFIG_MODULES=y' "$obj/.config" &&
+   [ -z "$(find "$src" "$0" "$TOP/scripts/lib.sh" \( -name .git -o -name 'obj-*' \) -prune -o \
+	   -newer "$obj/.built-from" -type f -print | head -n 1)" ]; then
+	say "kernel: ${obj#$TOP/}/$KIMAGE is up to date"
+	exit 0
+fi
+[ -z "$full" ] || touch "$obj/.building-from"
 # KERNEL_MAKEFLAGS (W=1, ...) and KERNEL_TARGETS (objects) serve make lint.
 say "kernel: building $arch in ${obj#$TOP/}"
 kmake O="$obj" -j"$(nproc)" ${KERNEL_MAKEFLAGS:-} ${KERNEL_TARGETS:-${KIMAGE##*/}}
+[ -z "$full" ] || mv "$obj/.building-from" "$obj/.built-from"
 [ -z "${KERNEL_TARGETS:-}" ] || exit 0
 say "kernel: ${obj#$TOP/}/$KIMAGE"
 

@@ -17,12 +17,15 @@ kselftest() {
 	arch=$1 name=$2; shift 2
 	load_arch "$arch"
 	tag=${*:+ [$*]}
-	log=$(NAME="kselftest-$TEST_SHAPE-$name" sh "$TOP/scripts/boot.sh" "$TEST_SHAPE" \
-		"sched_verbose $*" 'cd /kselftest && ./run_kselftest.sh -c sched') || {
-		echo "not ok - kselftest: $arch: boot failed$tag ($log)"; rc=1; return; }
+	log=$LOGS/kselftest-$TEST_SHAPE-$name.log
+	say "# kselftest: boot $TEST_SHAPE: sched_verbose $*"
+	NAME="kselftest-$TEST_SHAPE-$name" sh "$TOP/scripts/boot.sh" "$TEST_SHAPE" \
+		"sched_verbose $*" 'cd /kselftest && ./run_kselftest.sh -c sched' >/dev/null 2>"$log.why" || {
+		echo "not ok - kselftest: $arch: boot failed$tag ($log)"; sed 's/^/  /' "$log.why"
+		rc=1; return; }
 	# run_kselftest.sh prefixes a program's own TAP with "# "; its own
 	# result line for a program may follow output without a newline.
-	tr -d '\r' < "$log" | awk -v tag="$tag" -v arch="$arch" -v skips=" ${KSELFTEST_SKIPS:-} " '
+	guest_output "$log" | awk -v tag="$tag" -v arch="$arch" -v skips=" ${KSELFTEST_SKIPS:-} " '
 		/^# selftests: / { prog = $NF; started[prog] = 1; order[++n] = prog }
 		/^# #  RUN / { next }
 		/^# (not )?ok [0-9]+ / { line = $0; sub(/^# /, "", line)
@@ -44,7 +47,7 @@ kselftest() {
 				print res " - kselftest: " arch ": " p tag }
 		END { for (i = 1; i <= n; i++) if (!done[order[i]])
 			print "not ok - kselftest: " arch ": " order[i] ": no result" tag }'
-	grep -q '^ok [0-9]* selftests: sched: cache_hot_time_test' "$log" || rc=1
+	guest_output "$log" | grep -q '^ok [0-9]* selftests: sched: cache_hot_time_test' || rc=1
 }
 
 # KSELFTEST_BOOTS: which of the boots (default all four; the debug stage

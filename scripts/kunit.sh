@@ -13,8 +13,10 @@ rc=0
 kunit() {
 	load_arch "$1"
 	shape=$TEST_SHAPE
-	log=$(NAME=kunit-$shape sh "$TOP/scripts/boot.sh" "$shape" "kunit.enable=1" true) || {
-		echo "not ok - kunit: $1: boot failed ($log)"; rc=1; return; }
+	log=$LOGS/kunit-$shape.log
+	say "# kunit: boot $shape: kunit.enable=1"
+	NAME=kunit-$shape sh "$TOP/scripts/boot.sh" "$shape" "kunit.enable=1" true >/dev/null 2>"$log.why" || {
+		echo "not ok - kunit: $1: boot failed ($log)"; sed 's/^/  /' "$log.why"; rc=1; return; }
 	parsed=$LOGS/kunit-$shape.parsed
 	# The calibration's kthread starts at late_initcall, as KUnit runs,
 	# and its report lines can land inside the KTAP, where kunit.py takes

@@ -60,17 +60,10 @@ build_args() {
 	obj=$(cd "$o" && pwd)
 }
 
-# kernel_lines LOG: the kernel's own lines of a console log: without RUN's
-# output (the guest init prints the kernel's messages held back during RUN
-# after it; a message printed as RUN starts can be in both, with the same
-# timestamp, hence each line once).
-# A log where RUN never ended (the kernel panicked meanwhile) keeps the
-# timestamped lines printed after RUN began: the report is there.
+# kernel_lines LOG: the kernel's own lines of a boot's log, the console's,
+# without the guest init's markers around RUN (whose output is in LOG.run).
 kernel_lines() {
-	tr -d '\r' < "$1" | awk '/@@@ run begin @@@/ { run = 1; next } /@@@ run end/ { run = 0; ended = 1; next }
-		!run { print; next } { held[++n] = $0 }
-		END { if (!ended) for (i = 1; i <= n; i++) if (held[i] ~ /^\[ *[0-9]+\.[0-9]+\]/) print held[i] }' |
-		awk '!seen[$0]++'
+	tr -d '\r' < "$1" | sed '/^@@@ run /d'
 }
 
 # AWK_MEDIAN: an awk function for programs that reduce runs: median(list),
@@ -89,9 +82,45 @@ KERNEL_REPORTS='Kernel panic|Oops|BUG:|WARNING:|UBSAN:|KASAN:|KFENCE:|general pr
 KERNEL_REPORTS="$KERNEL_REPORTS|rcu: INFO: .*stall|INFO: task .* blocked for more than"
 KERNEL_REPORTS="$KERNEL_REPORTS|INFO: (possible|trying to register|lockdep)|kmemleak: [0-9]+ new suspected"
 
-# guest_output LOG: what RUN printed, between the guest init's markers.
+# guest_output LOG: what RUN printed, on its own port (LOG.run), without
+# the guest init's markers.
 guest_output() {
-	sed -n '/@@@ run begin @@@/,/@@@ run end/{/@@@/d;p}' "$1" | tr -d '\r'
+	tr -d '\r' < "$1.run" | sed '/^@@@ run /d'
+}
+
+# patches_digest: a digest of patches/ (the series file and every patch).
+patches_digest() {
+	cat "$TOP/patches/series" "$TOP"/patches/*.patch 2>/dev/null | sha256sum | cut -c 1-16
+}
+
+# stamp_tree: record in build/linux's git config what it was made from:
+# the digest of patches/ and the commit they gave (after make tree applied
+# the last patch, or make export wrote them).
+stamp_tree() {
+	git -C "$SRC" config series.patches "$(patches_digest)"
+	git -C "$SRC" config series.tip "$(git -C "$SRC" rev-parse HEAD)"
+}
+
+# check_tree: refuse to build a tree that is not what patches/ says, with
+# the command that fixes it; warn about commits not exported yet, which is
+# how work on the series goes (edit, commit, build, test, make export).
+check_tree() {
+	[ -d "$SRC/.git" ] || die "no tree: run make tree"
+	[ ! -d "$SRC/.git/rebase-apply" ] ||
+		die "a git am stopped in build/linux (a patch of patches/ does not apply?): FORCE=2 make tree remakes it"
+	made=$(git -C "$SRC" config series.patches) ||
+		die "build/linux does not record the patches/ it was made from (an older harness): make export if its commits are the series, else FORCE=2 make tree"
+	git -C "$SRC" symbolic-ref -q HEAD >/dev/null ||
+		die "build/linux is detached at $(git -C "$SRC" rev-parse --short HEAD) (an interrupted make lint?): git -C build/linux checkout series"
+	moved=0
+	[ "$(git -C "$SRC" rev-parse HEAD)" = "$(git -C "$SRC" config series.tip)" ] || moved=1
+	if [ "$made" != "$(patches_digest)" ]; then
+		[ "$moved" = 0 ] ||
+			die "patches/ and build/linux both changed since make tree or make export: make export keeps the tree's commits, FORCE=2 make tree takes patches/"
+		die "patches/ changed since build/linux was made (git pull?): FORCE=1 make tree"
+	fi
+	[ "$moved" = 0 ] ||
+		say "note: build/linux has commits that patches/ does not: make export" >&2
 }
 
 # base_tree: build/linux-base, a worktree of the tree's "base" tag.
@@ -117,6 +146,7 @@ base_kernel() {
 build_guest() {
 	desc=$1 blog=$2; shift 2
 	bstart=$(date +%s)
+	say "# build: $1 $desc"
 	if { sh "$TOP/scripts/deps.sh" "$1" && sh "$TOP/scripts/kernel.sh" "$@" &&
 	     sh "$TOP/scripts/initramfs.sh" "$1" "${2:-}" "${3:-}"; } >"$blog" 2>&1 &&
 	   ! grep -q 'warning:' "$blog"; then

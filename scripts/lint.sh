@@ -9,9 +9,11 @@
 # touches.
 set -eu
 . "$(dirname "$0")/lib.sh"
+check_tree
 cd "$SRC"
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes: commit them first"
+export TREE_CHECKED=1
 rc=0
 
 for p in $(grep -v '^#' "$TOP/patches/series"); do
@@ -78,8 +80,11 @@ build_commit() {
 		! [ -f tools/sched/migration_cost/Makefile ] ||
 		make -s -C tools/sched/migration_cost O="$BUILD/host" CFLAGS="-O2 -Werror"
 }
+# Whatever ends this script, Ctrl-C included (dash runs no EXIT trap on a
+# signal), leaves the tree on its branch.
 tip=$(git symbolic-ref --short HEAD)
 trap 'git checkout -q "$tip"' EXIT
+trap 'exit 130' INT TERM HUP
 for c in $(git rev-list --reverse base..HEAD); do
 	subject=$(git log -1 --format=%s "$c")
 	files=$(git diff-tree --no-commit-id --name-only -r "$c")
@@ -92,7 +97,6 @@ for c in $(git rev-list --reverse base..HEAD); do
 	fi
 done
 git checkout -q "$tip"
-trap - EXIT
 
 # W=1 and sparse over the objects built from the C files the series
 # touches, at the base and at the tip: a warning is new if the base does not

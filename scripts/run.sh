@@ -17,14 +17,19 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 shape=${SHAPE:-host}
-append=${APPEND:-migration_calibrate=force migration_debug=1 migration_budget_ms=10000}
+# APPEND given, even empty (APPEND_GIVEN=1, from the Makefile), is used as is.
+append="migration_calibrate=force migration_debug=1 migration_budget_ms=10000"
+[ -z "${APPEND_GIVEN:-}" ] || append=${APPEND:-}
 load_shape "$shape"
 native_twin
 
 say "== $(cd "$SRC" && git log --oneline base..HEAD | wc -l) patches on $(cd "$SRC" && make -s kernelversion)," \
     "shape $shape (${SHAPE_LEVELS:-no sched domains})"
 say "== kernel arguments: sched_verbose $append"
-log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
+name=run-$shape-$(date +%Y%m%d-%H%M%S)
+log=$LOGS/$name.log
+# What the guest prints comes as it prints it.
+NAME=$name sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	'echo "-- boot calibration: $(mc-wait)"
 	 n=$(dmesg | wc -l)
 	 echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate
@@ -37,9 +42,8 @@ log=$(sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	 echo "-- CPU0 sched groups: capacity now, at most (arch_capacity), by the SMT table (smt_throughput)"
 	 for d in /sys/kernel/debug/sched/domains/cpu0/domain*; do
 		sed "s/^/$(cat $d/name) /" $d/group_capacity
-	 done') || {
+	 done' || {
 	rc=$?; say "== boot failed, log: $log"; exit $rc; }
-guest_output "$log"
 if [ -f "$log.pins" ]; then
 	say "== vCPU threads pinned: $(sed 's/vCPU \([0-9]*\) thread [0-9]* host CPU \([0-9]*\)/\1->\2/' "$log.pins" | tr '\n' ' ')"
 fi

@@ -3,13 +3,26 @@
 #
 # Prepare build/linux: the pinned Debian kernel source as a git repository
 # (base commit tagged "base"), with patches/series applied by git am, one
-# commit per patch.  An existing tree is left alone unless FORCE=1.
+# commit per patch; the tree records what it was made from once the last
+# patch applied (stamp_tree).  An existing tree is left alone unless
+# FORCE=1, which recreates it, but not over commits or changes that
+# patches/ does not have: those take FORCE=2.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-if [ -d "$SRC/.git" ] && [ "${FORCE:-0}" != 1 ]; then
-	say "tree: $SRC exists (FORCE=1 make tree to recreate it)"
-	exit 0
+if [ -d "$SRC/.git" ]; then
+	if [ "${FORCE:-0}" = 0 ]; then
+		check_tree
+		say "tree: $SRC is patches/ (FORCE=1 make tree recreates it)"
+		exit 0
+	fi
+	# Changed files, and the commits since the record (all of them
+	# without one).
+	lost=$(git -C "$SRC" status --porcelain --untracked-files=no | wc -l)
+	tip=$(git -C "$SRC" config series.tip) || tip=base
+	lost=$((lost + $(git -C "$SRC" rev-list --count "$tip..series" 2>/dev/null || echo 1)))
+	[ "$lost" = 0 ] || [ "${FORCE:-0}" = 2 ] ||
+		die "build/linux has $lost commits or changed files that patches/ does not: make export keeps them, FORCE=2 make tree drops them"
 fi
 
 dl=$BUILD/dl
@@ -67,4 +80,5 @@ if [ -f "$TOP/patches/series" ]; then
 		n=$((n + 1))
 	done
 fi
+stamp_tree
 say "tree: $SRC at $(git describe --tags --always) ($n patches on base)"

@@ -13,8 +13,8 @@ enabled() { grep -q "^$1=y" "${DEBUG_CONFIG:?the debug stage sets DEBUG_CONFIG}"
 LKDTM=/sys/kernel/debug/provoke-crash/DIRECT
 
 # provoked NAME REPORT APPEND RUN [SHAPE]: a boot with APPEND that runs RUN
-# (whose own status does not count) fails, with status 1, not a timeout,
-# and its kernel log has a line matching REPORT.  TRIES (1): boots that
+# (whose own status does not count) fails on a kernel report (status 125),
+# not a timeout, and its kernel log has a line matching REPORT.  TRIES (1): boots that
 # may be tried, for a provocation that does not always provoke; a failed
 # try's log is kept as LOG.N.
 provoked() {
@@ -22,16 +22,19 @@ provoked() {
 	try=1
 	while :; do
 		rc=0
-		LOG=$(NAME="test-$T-$name" sh "$TOP/scripts/boot.sh" "${5:-$SHAPE}" "$3" "$4; true" 2>/dev/null) || rc=$?
-		if [ "$rc" = 1 ] && has "$report"; then
+		LOG=$LOGS/test-$T-$name.log
+		say "# $T: boot $name: ${5:-$SHAPE}${3:+, $3}"
+		NAME="test-$T-$name" sh "$TOP/scripts/boot.sh" "${5:-$SHAPE}" "$3" "$4; true" \
+			>/dev/null 2>&1 || rc=$?
+		if [ "$rc" = 125 ] && has "$report"; then
 			ok "$name: the boot fails on \"$(klog | grep -m1 -oE -- "$report")\"$([ "$try" = 1 ] || echo " (boot $try: the first did not report it)")"
 			return
 		fi
 		[ "$try" -lt "${TRIES:-1}" ] || break
-		[ -z "$LOG" ] || mv "$LOG" "$LOG.$try"
+		mv "$LOG" "$LOG.$try"
 		try=$((try + 1))
 	done
-	not_ok "$name: boot status $rc (want 1), report /$report/ $(has "$report" && echo found || echo missing) (${LOG#$TOP/})"
+	not_ok "$name: boot status $rc (want 125), report /$report/ $(has "$report" && echo found || echo missing) (${LOG#$TOP/})"
 	klog | grep -m 3 -E -- "$KERNEL_REPORTS" | sed 's/^/  /'
 }
 

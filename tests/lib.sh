@@ -20,19 +20,24 @@ check() {
 }
 
 # boot NAME SHAPE APPEND RUN: boot, set $LOG and $OUT (the RUN output);
-# a failed boot is itself a failed check, followed by boot.sh's reason and
-# the end of the console log.  With HANG_IS_RESULT=1 a timeout is not: it
-# sets HUNG=1 (else 0), and $OUT is what RUN printed before it.
+# a failed boot is itself a failed check, followed by boot.sh's reason
+# (with the end of the kernel's log) and the end of RUN's output.  With
+# HANG_IS_RESULT=1 a timeout is not: it sets HUNG=1 (else 0), and $OUT is
+# what RUN printed before it.
 boot() {
 	HUNG=0 boot_rc=0
-	LOG=$(NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" 2>"$LOGS/.boot-why") || boot_rc=$?
-	[ "$boot_rc" != 2 ] || [ "${HANG_IS_RESULT:-0}" != 1 ] || HUNG=1
+	LOG=$LOGS/test-$T-$1.log
+	say "# $T: boot $1: $2${3:+, $3}"
+	NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" >/dev/null 2>"$LOGS/.boot-why" ||
+		boot_rc=$?
+	[ "$boot_rc" != 124 ] || [ "${HANG_IS_RESULT:-0}" != 1 ] || HUNG=1
 	if [ "$boot_rc" = 0 ] || [ "$HUNG" = 1 ]; then
 		OUT=$(guest_output "$LOG")
 		return 0
 	fi
-	not_ok "$1: boot failed ($LOG)"
-	{ cat "$LOGS/.boot-why"; tail -n 10 "$LOG"; } | tr -d '\r' | sed 's/^/  /'
+	not_ok "$1: boot failed, status $boot_rc (${LOG#$TOP/})"
+	{ grep -v '^boot: [^ ]*, log ' "$LOGS/.boot-why"
+	  [ ! -f "$LOG.run" ] || guest_output "$LOG" | tail -n 10; } | sed 's/^/  /'
 	OUT=
 	return 1
 }

@@ -26,9 +26,11 @@ RUN='mount -t cgroup2 none /sys/fs/cgroup && echo +cpuset > /sys/fs/cgroup/cgrou
 (cd /kselftest/cgroup && ./test_cpuset_prs.sh); echo "cpuset_prs: exit $?"
 (cd /kselftest/cpu-hotplug && ./cpu-on-off-test.sh -a); echo "cpu_on_off: exit $?"'
 
-# prs_result: how far test_cpuset_prs.sh got in $OUT.
+# prs_result: how far test_cpuset_prs.sh got: its results in $OUT, its
+# progress ("Running test N ...", which it writes to /dev/console) in the
+# console log, first.
 prs_result() {
-	echo "$OUT" | awk -v hung="$HUNG" '
+	{ kernel_lines "$LOG" | grep '^Running ' || :; echo "$OUT"; } | awk -v hung="$HUNG" '
 		/^All [0-9]+ tests of .* PASSED\.$/ { all += $2 }
 		/^Inotify test PASSED$/ { all++ }
 		# The matrix cases before the one that failed or hung passed.
@@ -57,7 +59,7 @@ passed() { case $1 in "all "*) echo 1000000 ;; *) echo "$1" | sed 's/.* after \(
 # not a lock function.
 hang_note() {
 	[ "$HUNG" = 1 ] || return 0
-	# (A panic with panic_print bit 5 prints the log twice.)
+	# (A panic with panic_print bit 5 would print the log twice.)
 	f=$(tr -d '\r' < "$LOG" | awk '!seen[$0]++' | awk '
 		function flush() { if (rip != "") print rip (caller == "" ? "" : " in " caller); rip = caller = "" }
 		/NMI backtrace for cpu [0-9]+$/ { flush(); want = 1; next }
