@@ -168,7 +168,7 @@ done
 # lines of the kernel's log.
 fail() {
 	say "boot: $2" >&2
-	tr -d '\r' < "$log" | grep -v '^@@@ run ' | tail -n 8 | sed 's/^/boot:   /' >&2
+	tr -d '\r' < "$log" | grep -v '@@@ run ' | tail -n 8 | sed 's/^/boot:   /' >&2
 	exit "$1"
 }
 if [ "$rc" = 124 ]; then

@@ -63,7 +63,7 @@ build_args() {
 # kernel_lines LOG: the kernel's own lines of a boot's log, the console's,
 # without the guest init's markers around RUN (whose output is in LOG.run).
 kernel_lines() {
-	tr -d '\r' < "$1" | sed '/^@@@ run /d'
+	tr -d '\r' < "$1" | sed '/@@@ run /d'
 }
 
 # AWK_MEDIAN: an awk function for programs that reduce runs: median(list),
@@ -85,7 +85,7 @@ KERNEL_REPORTS="$KERNEL_REPORTS|INFO: (possible|trying to register|lockdep)|kmem
 # guest_output LOG: what RUN printed, on its own port (LOG.run), without
 # the guest init's markers.
 guest_output() {
-	tr -d '\r' < "$1.run" | sed '/^@@@ run /d'
+	tr -d '\r' < "$1.run" | sed '/@@@ run /d'
 }
 
 # patches_digest: a digest of patches/ (the series file and every patch).

@@ -133,8 +133,8 @@ if boot debug1 numa "$FORCE $SMALL migration_debug=1" 'mc-wait'; then
 	check "migration_debug=1: no per-run lines" [ "$(count ', run [0-9]: ')" = 0 ]
 fi
 if boot debug2 numa "$FORCE $SMALL migration_debug=2" 'mc-wait'; then
-	check "migration_debug=2: 3 levels x 3 sizes x 4 scenarios x 5 timed runs" \
-		[ "$(count '\] migration cost: [A-Z]+: CPU [0-9]+ -> [0-9]+, [0-9]+ bytes, run [0-4]: [0-9]+ ns$')" = 180 ]
+	runs=$(count '\] migration cost: [A-Z]+: CPU [0-9]+ -> [0-9]+, [0-9]+ bytes, run [0-4]: [0-9]+ ns$')
+	check "migration_debug=2: 3 levels x 3 sizes x 4 scenarios x 5 timed runs (got $runs)" [ "$runs" = 180 ]
 fi
 
 # Malformed values: one warning each, naming the default, and the boot goes on.
