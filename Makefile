@@ -81,9 +81,11 @@ boot:
 	@$(if $(BOOT_BUILD),$(MAKE) --no-print-directory -s $(BOOT_BUILD) >&2,:)
 	@sh $(S)/boot.sh "$$SHAPE" "$$APPEND" "$$RUN"
 
+# make shell RUN=...: RUN first, then the shell.
 shell:
 	@$(if $(BOOT_BUILD),$(MAKE) --no-print-directory -s $(BOOT_BUILD) >&2,:)
-	@INTERACTIVE=1 sh $(S)/boot.sh "$$SHAPE" "sched_verbose $$APPEND" "setsid cttyhack sh"
+	@INTERACTIVE=1 sh $(S)/boot.sh "$$SHAPE" "sched_verbose $$APPEND" \
+		"$$(printf '%s\n%s' "$$RUN" 'setsid cttyhack sh')"
 
 shapes:
 	@sh $(S)/shapes.sh

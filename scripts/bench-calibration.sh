@@ -23,7 +23,7 @@
 #   - the twin's sweep (--cache-size= from 64 KiB to 64 MiB) natively and in
 #     the first pinned guest: the cost and re-touch time of each level for
 #     buffers below and beyond the cache it loses.
-# It writes build/logs/bench-calibration/calibration.png (cost and re-touch
+# It writes build/logs/bench/bench-calibration-DATE/calibration.png (cost and re-touch
 # time against buffer size, per level and source) and, for hosts of more
 # than 8 CPUs, matrix.png (the kernel's matrix of the first pinned boot).
 # Environment: BOOTS (default 5), SHAPE (default host).
@@ -31,9 +31,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 boots=${BOOTS:-5}
 shape=${SHAPE:-host}
-out=$BUILD/logs/bench-calibration
-rm -rf "$out"
-mkdir -p "$out"
+bench_dir bench-calibration
 native_twin
 load_shape "$shape"
 

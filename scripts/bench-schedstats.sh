@@ -19,8 +19,7 @@ rounds=${ROUNDS:-3}
 shape=${SHAPE:-numa}
 threads=${THREADS:-24}
 secs=${LOAD_SECONDS:-8}
-out=$BUILD/logs/bench-schedstats
-mkdir -p "$out"
+bench_dir bench-schedstats
 
 configs="default:
 NUMA-1us:migration_cost=NUMA:1

@@ -18,8 +18,7 @@ set -eu
 rounds=${ROUNDS:-1}
 secs=${SECONDS_PER_N:-3}
 max_n=${MAX_N:-48}
-out=$BUILD/logs/bench-smt
-mkdir -p "$out"
+bench_dir bench-smt
 base_kernel
 
 configs="base:$BASE_IMAGE:

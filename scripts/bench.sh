@@ -16,8 +16,7 @@ set -eu
 rounds=${ROUNDS:-5}
 shape=${SHAPE:-numa}
 hackbench=${HACKBENCH:--p -g 2 -l 50 -s 4096}
-out=$BUILD/logs/bench
-mkdir -p "$out"
+bench_dir bench
 load_shape "$shape"
 [ "$SHAPE_ARCH" = x86_64 ] ||
 	die "shape $shape is $SHAPE_ARCH: hackbench comes with the x86_64 guests only (arch/x86_64's GUEST_BINARIES)"
@@ -57,34 +56,37 @@ median() {
 		awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-say ""
-say "== $rounds rounds on shape $shape; hackbench $hackbench (2 runs per boot)"
-say "== boot: to the first user command; vs_off: against the series with migration_calibrate=off"
-printf '%-13s %9s %7s %7s %11s %7s %10s\n' kernel boot_s ratio vs_off hackbench_s ratio calib_s
-b_boot=$(median base boot)
-b_hb=$(median base hackbench)
-o_boot=$(median off boot)
-for name in base patched off forced forced-small; do
-	boot=$(median $name boot)
-	hb=$(median $name hackbench)
-	delay=$(median $name delay)
-	printf '%-13s %9.3f %7.3f %7.3f %11.3f %7.3f %10s\n' "$name" "$boot" \
-		"$(echo "$boot / $b_boot" | bc -l)" "$(echo "$boot / $o_boot" | bc -l)" \
-		"$hb" "$(echo "$hb / $b_hb" | bc -l)" "${delay:--}"
-done
-say ""
-say "== migration_cost= lines of the calibrated boots, and their spread per level"
-for name in forced forced-small; do
-	awk -v n="$name" '$1 == n && $2 == "line" { print $3 }' "$out/results" |
-		awk -F, -v n="$name" '
-		{ lines[NR] = $0
-		  for (i = 1; i <= NF; i++) { split($i, f, ":"); lv[i] = f[1]; s[i] += f[2]; q[i] += f[2] * f[2] }
-		  nf = NF }
-		END {
-			printf "%-13s", n; for (l = 1; l <= NR; l++) printf " %s", lines[l]; print ""
-			printf "%-13s CV per level:", ""
-			for (i = 1; i <= nf; i++) { m = s[i] / NR; sd = sqrt(q[i] / NR - m * m)
-				printf " %s:%s", lv[i], m ? sprintf("%.2f", sd / m) : "-" }
-			print "" }'
-done
+# The table: printed, and kept in $out/table.
+{
+	say ""
+	say "== $rounds rounds on shape $shape; hackbench $hackbench (2 runs per boot)"
+	say "== boot: to the first user command; vs_off: against the series with migration_calibrate=off"
+	printf '%-13s %9s %7s %7s %11s %7s %10s\n' kernel boot_s ratio vs_off hackbench_s ratio calib_s
+	b_boot=$(median base boot)
+	b_hb=$(median base hackbench)
+	o_boot=$(median off boot)
+	for name in base patched off forced forced-small; do
+		boot=$(median $name boot)
+		hb=$(median $name hackbench)
+		delay=$(median $name delay)
+		printf '%-13s %9.3f %7.3f %7.3f %11.3f %7.3f %10s\n' "$name" "$boot" \
+			"$(echo "$boot / $b_boot" | bc -l)" "$(echo "$boot / $o_boot" | bc -l)" \
+			"$hb" "$(echo "$hb / $b_hb" | bc -l)" "${delay:--}"
+	done
+	say ""
+	say "== migration_cost= lines of the calibrated boots, and their spread per level"
+	for name in forced forced-small; do
+		awk -v n="$name" '$1 == n && $2 == "line" { print $3 }' "$out/results" |
+			awk -F, -v n="$name" '
+			{ lines[NR] = $0
+			  for (i = 1; i <= NF; i++) { split($i, f, ":"); lv[i] = f[1]; s[i] += f[2]; q[i] += f[2] * f[2] }
+			  nf = NF }
+			END {
+				printf "%-13s", n; for (l = 1; l <= NR; l++) printf " %s", lines[l]; print ""
+				printf "%-13s CV per level:", ""
+				for (i = 1; i <= nf; i++) { m = s[i] / NR; sd = sqrt(q[i] / NR - m * m)
+					printf " %s:%s", lv[i], m ? sprintf("%.2f", sd / m) : "-" }
+				print "" }'
+	done
+} | tee "$out/table"
 say "== raw results: ${out#$TOP/}/results"

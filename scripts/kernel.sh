@@ -3,12 +3,20 @@
 #
 # Build the guest kernel out of tree: kernel.sh ARCH [SRCDIR OBJDIR [FRAGMENTS]]
 # Default: build/linux into build/ARCH, with kconfig/{common,ARCH,series}.config
-# merged onto tinyconfig.  The .config is only replaced when its content
-# changes, so a rebuild with nothing changed compiles nothing.
+# merged onto tinyconfig, then the fragments KCONFIG_EXTRA names (paths,
+# relative to the top directory or absolute).  The .config is only replaced
+# when its content changes, so a rebuild with nothing changed compiles
+# nothing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 build_args "$@"
 frags=${4:-"common $arch series"}
+extra=
+for f in ${KCONFIG_EXTRA:-}; do
+	case $f in /*) ;; *) f=$TOP/$f ;; esac
+	[ -f "$f" ] || die "KCONFIG_EXTRA: no fragment $f"
+	extra="$extra $f"
+done
 [ -f "$src/Makefile" ] || die "no kernel tree at $src: run make tree first"
 # The series' tree must be what patches/ says (make lint, which builds each
 # commit, checked it before).
@@ -39,6 +47,7 @@ assemble_config() {
 			files="$files $TOP/kconfig/$f.config"
 		fi
 	done
+	files="$files$extra"
 	(cd "$cfg" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" $files >/dev/null)
 	kmake O="$cfg" olddefconfig >/dev/null
 
@@ -56,25 +65,27 @@ assemble_config() {
 $bad"
 }
 
-# The config is assembled next to the build directory, then compared; and
-# only when its inputs changed: the fragments, and the tree's Kconfig files
-# and tiny.config (by mtime: a checkout that changes them makes them
-# newer).  Assembling takes about 20 s, most of it tinyconfig, which each
-# of make lint's per-commit builds used to pay.
+# The config is assembled next to the build directory and kept there, one
+# per set of inputs (the fragments, KCONFIG_EXTRA's included), until the
+# tree's Kconfig files or tiny.config change (by mtime: a checkout that
+# changes them makes them newer): assembling takes about 30 s, most of it
+# tinyconfig, which each of make lint's per-commit builds, and each build
+# with or without KCONFIG_EXTRA, would pay again.
 cfg=$obj.config
 mkdir -p "$obj" "$cfg"
-inputs="$arch $frags $(for f in $frags; do cat "$TOP/kconfig/$f.config"; done | cksum)"
-if [ "$(cat "$cfg/.inputs" 2>/dev/null)" != "$inputs" ] ||
+inputs="$arch $frags$extra $(for f in $frags; do cat "$TOP/kconfig/$f.config"; done | cat - $extra | cksum)"
+saved=$cfg/assembled-$(echo "$inputs" | cksum | cut -d' ' -f1).config
+if [ ! -f "$saved" ] ||
    [ -n "$(find "$src" \( -name .git -o -name 'obj-*' \) -prune -o \
-	   \( -name 'Kconfig*' -o -path '*/configs/*.config' \) -newer "$cfg/.inputs" -print |
+	   \( -name 'Kconfig*' -o -path '*/configs/*.config' \) -newer "$saved" -print |
 	   head -n 1)" ]; then
-	rm -f "$cfg/.inputs"
+	rm -f "$saved"
 	assemble_config
-	echo "$inputs" > "$cfg/.inputs"
+	cp "$cfg/.config" "$saved"
 fi
 
-if ! cmp -s "$cfg/.config" "$obj/.config"; then
-	cp "$cfg/.config" "$obj/.config"
+if ! cmp -s "$saved" "$obj/.config"; then
+	cp "$saved" "$obj/.config"
 	kmake O="$obj" olddefconfig >/dev/null
 fi
 # Nothing in the tree, this script or lib.sh changed since the last full

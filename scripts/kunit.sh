@@ -4,7 +4,8 @@
 # KUnit: for each arch in ARCHES, boot its test shape (arch/ARCH's
 # TEST_SHAPE) with kunit.enable=1, parse the KTAP in the console log with
 # the tree's kunit.py, print one result line per test case, tagged with the
-# arch.
+# arch.  KUNIT_FILTER runs only the suites and cases its glob matches
+# (kunit.filter_glob: "suite" or "suite.case", * and ? as in the shell).
 set -u
 . "$(dirname "$0")/lib.sh"
 rc=0
@@ -14,8 +15,9 @@ kunit() {
 	load_arch "$1"
 	shape=$TEST_SHAPE
 	log=$LOGS/kunit-$shape.log
-	say "# kunit: boot $shape: kunit.enable=1"
-	NAME=kunit-$shape sh "$TOP/scripts/boot.sh" "$shape" "kunit.enable=1" true >/dev/null 2>"$log.why" || {
+	args="kunit.enable=1${KUNIT_FILTER:+ kunit.filter_glob=$KUNIT_FILTER}"
+	say "# kunit: boot $shape: $args"
+	NAME=kunit-$shape sh "$TOP/scripts/boot.sh" "$shape" "$args" true >/dev/null 2>"$log.why" || {
 		echo "not ok - kunit: $1: boot failed ($log)"; sed 's/^/  /' "$log.why"; rc=1; return; }
 	parsed=$LOGS/kunit-$shape.parsed
 	# The calibration's kthread starts at late_initcall, as KUnit runs,

@@ -88,6 +88,16 @@ guest_output() {
 	tr -d '\r' < "$1.run" | sed '/@@@ run /d'
 }
 
+# bench_dir NAME: set out to a new directory for this run of benchmark
+# NAME, build/logs/bench/NAME-DATE, which later runs leave alone; the link
+# build/logs/bench/NAME-latest names the newest.
+bench_dir() {
+	out=$LOGS/bench/$1-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$out"
+	ln -sfn "${out##*/}" "$LOGS/bench/$1-latest"
+	say "== $1: results in ${out#$TOP/}"
+}
+
 # patches_digest: a digest of patches/ (the series file and every patch).
 patches_digest() {
 	cat "$TOP/patches/series" "$TOP"/patches/*.patch 2>/dev/null | sha256sum | cut -c 1-16

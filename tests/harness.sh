@@ -4,9 +4,10 @@
 # of $ and quotes, RUN's exit status through make and scripts/boot.sh,
 # the statuses of a timeout and of a kernel report, kernel messages that
 # a hang during RUN still leaves in the log, RUN printing "WARNING:"
-# (its output, not the kernel's), the tree check against a changed
-# patches/ (on a scratch copy of the harness), and make check's streaming
-# and KTAP (on a scratch stage).
+# (its output, not the kernel's), QEMU_EXTRA, KCONFIG_EXTRA, KUNIT_FILTER,
+# make shell staying after RUN, the tree check against a changed patches/
+# (on a scratch copy of the harness), and make check's streaming and KTAP
+# (on a scratch stage).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP"
 
@@ -45,6 +46,50 @@ check "boot.sh: a timeout ends with 124 (got $rc), said on stderr" \
 	sh -c '[ "$1" = 124 ] && grep -q "^boot: timeout after 40 s" "$2"' - "$rc" "$LOGS/.harness-err"
 check "boot.sh: the kernel's message during the hung RUN is in the log" \
 	sh -c 'sed -n "/@@@ run begin/,\$p" "$1" | grep -q "harness: before the hang"' - "$LOGS/harness-hang.log"
+
+# The knobs of a vng or kunit.py user.  QEMU_EXTRA: options after the shape's.
+out=$(make -s boot SHAPE=up QEMU_EXTRA='-smp 2' RUN='cat /sys/devices/system/cpu/online' 2>/dev/null)
+check "QEMU_EXTRA='-smp 2': the up shape boots with CPUs 0-1 (got ${out:-nothing})" [ "$out" = 0-1 ]
+
+# KCONFIG_EXTRA: a fragment's option in the kernel make boot rebuilds, and
+# gone from the next build without it.
+out=$(make -s boot SHAPE=up KCONFIG_EXTRA=tests/harness-extra.config RUN='uname -r' 2>"$LOGS/.harness-err")
+check "KCONFIG_EXTRA: make boot rebuilt the kernel with the fragment (uname -r: ${out:-nothing})" \
+	sh -c 'echo "$1" | grep -q -- "-harness-extra"' - "$out"
+out=$(make -s boot SHAPE=up RUN='uname -r' 2>>"$LOGS/.harness-err")
+check "KCONFIG_EXTRA: without it, the next boot's kernel is rebuilt without ($out)" \
+	sh -c '[ -n "$1" ] && ! echo "$1" | grep -q -- "-harness-extra"' - "$out"
+check "KCONFIG_EXTRA: a fragment that is not there is refused, by name" \
+	sh -c 'make -s kernel KCONFIG_EXTRA=tests/no-such.config 2>&1 |
+		grep -q "KCONFIG_EXTRA: no fragment .*/tests/no-such.config"'
+
+# KUNIT_FILTER: only the cases its glob names run.
+make -s kunit ARCHES=x86_64 KUNIT_FILTER='sched_smt_capacity.ht_*' > "$LOGS/.harness-out" 2>&1
+check "KUNIT_FILTER: only sched_smt_capacity.ht_* ran, and passed" \
+	sh -c 'grep -q "^ok - kunit: x86_64: sched_smt_capacity.ht_" "$1" &&
+		! grep -E "^(not )?ok - kunit: " "$1" | grep -qv "^ok - kunit: x86_64: sched_smt_capacity.ht_"' \
+	- "$LOGS/.harness-out"
+
+# make shell RUN=...: RUN, then the shell, which reads what is typed (here
+# once RUN's line is out: what comes before the console is open is lost).
+f=$(mktemp -u)
+mkfifo "$f"
+timeout 120 make -s shell SHAPE=up RUN='echo "harness: RUN done on CPUs $(cat /sys/devices/system/cpu/online)"' \
+	< "$f" > "$LOGS/.harness-tty" 2>&1 &
+shell=$!
+exec 3> "$f"
+n=0
+until grep -q '^harness: RUN done' "$LOGS/.harness-tty" || [ "$n" -ge 90 ]; do sleep 1; n=$((n + 1)); done
+printf 'echo "harness: the shell says $((6 * 7))"\npoweroff -f\n' >&3
+wait "$shell"
+rc=$?
+exec 3>&-
+rm -f "$f"
+# A terminal's lines end with \r\n.
+tr -d '\r' < "$LOGS/.harness-tty" > "$LOGS/.harness-out"
+check "make shell RUN=...: RUN's output, then a shell that ran what was typed (status $rc)" \
+	sh -c '[ "$1" = 0 ] && grep -q "^harness: RUN done on CPUs 0$" "$2" &&
+		grep -q "^harness: the shell says 42" "$2"' - "$rc" "$LOGS/.harness-out"
 
 # The tree check, on a scratch copy of the harness whose tree is a small
 # git repository: what check_tree says of each state.
