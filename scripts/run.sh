@@ -60,11 +60,14 @@ say "== side by side: cost, state and re-touch time (largest buffer) per level"
 $3 == "size" { rt[$1, $4] = sprintf("%.1f", $7 / 1000) }
 $3 == "level" { c[$1, $4] = $5 " us " $6; if (!($4 in lv)) o[++n] = $4; lv[$4] = 1 }
 $3 == "line" { line[$1] = $4 }
+# cell SOURCE LEVEL: cost and state, re-touch time; "-" for a level the
+# source did not measure (a host whose sysfs has no cache information).
+function cell(s, l) { return (s, l) in c ? c[s, l] ", " rt[s, l] " us" : "-" }
 END {
 	printf "%-6s %-28s %-28s %-28s\n", "level", "kernel (guest)", "twin (same guest)", "twin (host)"
 	for (i = 1; i <= n; i++) {
 		l = o[i]
-		printf "%-6s %-28s %-28s %-28s\n", l, c["kernel", l] ", " rt["kernel", l] " us", c["twin-guest", l] ", " rt["twin-guest", l] " us", c["twin-host", l] ", " rt["twin-host", l] " us"
+		printf "%-6s %-28s %-28s %-28s\n", l, cell("kernel", l), cell("twin-guest", l), cell("twin-host", l)
 	}
 	printf "%-6s %-28s %-28s %-28s\n", "line", line["kernel"], line["twin-guest"], line["twin-host"]
 }'
