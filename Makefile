@@ -38,7 +38,7 @@ help:
 	@echo "make build      kernel and initramfs of each arch (ARCHES=$(ARCHES))"
 	@echo "make base-kernel  the kernel without the series (ARCH=$(ARCH)), for KERNEL="
 	@echo "make boot       boot SHAPE with APPEND, run RUN in the guest (SHAPE=$(SHAPE))"
-	@echo "make shell      interactive guest shell on SHAPE"
+	@echo "make shell      interactive guest shell on SHAPE (after RUN, if given)"
 	@echo "make shapes     list the QEMU shapes and their sched-domain levels"
 	@echo "make check-debug  the debug kernels of every arch (KASAN, lockdep, UBSAN,"
 	@echo "                KFENCE, ...), longer torture, the kernel's own cpuset and"
@@ -51,6 +51,8 @@ help:
 	@echo "make hotpath    what the SMT capacity's static key costs when off (x86_64)"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
+	@echo ""
+	@echo "Knobs (TIMEOUT, QEMU_EXTRA, KCONFIG_EXTRA, KUNIT_FILTER, KERNEL, ...): README.md, Reference"
 
 deps:
 	@sh $(S)/deps.sh $(ARCH)
@@ -97,8 +99,13 @@ run: kernel initramfs
 check:
 	@sh $(S)/check.sh
 
-kunit kselftest scenarios debug lint: build
+kunit kselftest scenarios debug: build
 	@sh $(S)/$@.sh
+
+lint:
+	@echo "lint: make build first (ARCHES=$(ARCHES)): the per-patch builds start from its objects"
+	@$(MAKE) --no-print-directory build
+	@sh $(S)/lint.sh
 
 # What make check leaves out, to stay within CI's time: the debug kernels of
 # the other arches, two minutes of each torture test, the upstream tests on

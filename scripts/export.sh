@@ -20,7 +20,8 @@ git config "branch.$(git symbolic-ref --short HEAD).description" >/dev/null ||
 
 out=$TOP/patches
 rm -f "$out"/*.patch
-git format-patch -q --cover-letter --cover-from-description=subject \
+# core.abbrev as make tree sets it, whatever the tree's config says.
+git -c core.abbrev=12 format-patch -q --cover-letter --cover-from-description=subject \
 	--zero-commit --no-signature --base=base -o "$out" base..HEAD
 
 # format-patch dates the cover letter "now"; date it like the last patch.
