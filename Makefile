@@ -7,8 +7,10 @@ ARCHES	?= $(notdir $(wildcard arch/*))
 SHAPE	?= numa
 # make run and make bench-calibration boot the host shape unless told.
 BOOT_SHAPE := $(if $(and $(filter file,$(origin SHAPE)),$(filter run bench-calibration,$(MAKECMDGOALS))),host,$(SHAPE))
-# The shape's arch, unless ARCH is given: make run SHAPE=biglittle is arm64.
-ifeq ($(origin ARCH),undefined)
+# The shape's arch, unless ARCH is given on the command line: make run
+# SHAPE=biglittle is arm64, whatever ARCH a kernel developer's shell
+# exports (ARCH=x86 for Kbuild, which is no arch/ of ours).
+ifneq ($(origin ARCH),command line)
 ARCH	:= $(or $(shell sh -c '. ./shapes/$$1 >/dev/null 2>&1 && echo "$$SHAPE_ARCH"' - $(BOOT_SHAPE)),x86_64)
 endif
 # RUN and APPEND reach the guest as typed, $ and quotes included: make
@@ -131,5 +133,9 @@ hotpath: tree
 bench-calibration: kernel initramfs
 	@SHAPE=$(BOOT_SHAPE) sh $(S)/bench-calibration.sh
 
+# The objects of every build (series, base, debug, jump-label) and the
+# boots' logs; the tree, downloads, ccache and the benchmarks' results stay.
 clean:
-	rm -rf $(foreach a,$(ARCHES),build/$(a) build/$(a).config build/linux/obj-$(a)) build/logs
+	rm -rf build/linux/obj-* build/linux-base/obj-* build/*.config
+	[ ! -d build ] || find build -maxdepth 1 -type l -delete
+	[ ! -d build/logs ] || find build/logs -mindepth 1 -maxdepth 1 ! -name bench -exec rm -rf {} +

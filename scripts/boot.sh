@@ -15,7 +15,8 @@
 #   become 1 (stderr says what RUN returned).
 # Environment: KERNEL and INITRAMFS override the images, NAME names the log,
 # TIMEOUT (seconds, default 300; then an NMI, see hang_nmi), INTERACTIVE=1
-# attaches the terminal (RUN and the kernel then share the console),
+# attaches the terminal (RUN and the kernel then share the console; no
+# log, no timeout, no pinning),
 # BOOT_APPEND adds kernel arguments to every boot (the debug stage's),
 # QEMU_EXTRA adds QEMU options after the shape's (a later -cpu wins),
 # UNPINNED=1 lets the vCPUs of a shape with SHAPE_PIN float, PIN="0 0 ..."
@@ -46,7 +47,11 @@ log=$logs/$name.log
 work=$(mktemp -d "$logs/.boot.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-say "boot: $shape, log ${log#$TOP/}" >&2
+if [ "${INTERACTIVE:-0}" = 1 ]; then
+	say "boot: $shape, on this terminal (no log; Ctrl-a x quits QEMU)" >&2
+else
+	say "boot: $shape, log ${log#$TOP/}" >&2
+fi
 
 # The RUN command travels as a second cpio archive appended to the first.
 printf '%s\n' "$run" > "$work/run.sh"
@@ -145,8 +150,10 @@ for try in 1 2; do
 	# RUN's output as it comes, until QEMU is gone.
 	follow=
 	if [ -n "$run_port" ]; then
+		# Without the markers, and without the newline the guest's init
+		# adds before the end marker (RUN's last line may have none).
 		tail -n +1 -s 0.2 -F --pid="$qemu" "$log.run" 2>/dev/null |
-			sed -u 's/\r$//; /^@@@ run \(begin\|end\)/d' &
+			sed -u 's/\r$//; /^$/{N; s/\r$//; /\n@@@ run end/d}; /^@@@ run \(begin\|end\)/d' &
 		follow=$!
 	fi
 	if [ -n "$pin" ] && ! pin_vcpus; then

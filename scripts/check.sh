@@ -19,6 +19,8 @@ results=$BUILD/logs/check-results.txt
 rm -f "$BUILD"/logs/check-*.out
 times=
 
+keep_out() { tee "$out"; }
+
 # stage NAME COMMAND...: run, show its output as it comes, keep its result
 # lines; a stage that fails without a "not ok" line of its own counts as
 # one failure.
@@ -27,8 +29,8 @@ stage() {
 	start=$(date +%s)
 	say "=== $name"
 	out=$BUILD/logs/check-$name.out
-	{ "$@" 2>&1; echo $? > "$out.rc"; } | tee "$out"
-	rc=$(cat "$out.rc"); rm -f "$out.rc"
+	through keep_out "$@"
+	rc=$?
 	grep -E '^(not )?ok - ' "$out" >> "$results"
 	if [ "$rc" != 0 ] && ! grep -q '^not ok - ' "$out"; then
 		echo "not ok - $name: exited with $rc" | tee -a "$out" "$results"

@@ -24,10 +24,8 @@ mkdir -p "$LOGS"
 rc=0
 # tagged COMMAND...: run it, print its output as it comes, with "debug: "
 # in each result line; its exit status.
-tagged() {
-	{ "$@" 2>&1; echo $? > "$LOGS/.rc"; } | sed -u 's/^\(not \)\{0,1\}ok - /&debug: /'
-	return "$(cat "$LOGS/.rc")"
-}
+debug_tag() { sed -u 's/^\(not \)\{0,1\}ok - /&debug: /'; }
+tagged() { through debug_tag "$@"; }
 
 for arch in ${DEBUG_ARCHES:-x86_64}; do
 	load_arch "$arch"

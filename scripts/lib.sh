@@ -88,6 +88,18 @@ guest_output() {
 	tr -d '\r' < "$1.run" | sed '/@@@ run /d'
 }
 
+# through FILTER COMMAND...: run COMMAND, its stderr with its stdout,
+# through FILTER (a command or function, no arguments) as it prints; the
+# exit status is COMMAND's, which a pipeline would lose.
+through() {
+	through_filter=$1; shift
+	through_rc=$(mktemp)
+	{ "$@" 2>&1; echo $? > "$through_rc"; } | $through_filter
+	set -- "$(cat "$through_rc")"
+	rm -f "$through_rc"
+	return "$1"
+}
+
 # bench_dir NAME: set out to a new directory for this run of benchmark
 # NAME, build/logs/bench/NAME-DATE, which later runs leave alone; the link
 # build/logs/bench/NAME-latest names the newest.

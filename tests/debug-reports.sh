@@ -21,11 +21,8 @@ provoked() {
 	name=$1 report=$2
 	try=1
 	while :; do
-		rc=0
-		LOG=$LOGS/test-$T-$name.log
-		say "# $T: boot $name: ${5:-$SHAPE}${3:+, $3}"
-		NAME="test-$T-$name" sh "$TOP/scripts/boot.sh" "${5:-$SHAPE}" "$3" "$4; true" \
-			>/dev/null 2>&1 || rc=$?
+		boot_only "$name" "${5:-$SHAPE}" "$3" "$4; true"
+		rc=$boot_rc
 		if [ "$rc" = 125 ] && has "$report"; then
 			ok "$name: the boot fails on \"$(klog | grep -m1 -oE -- "$report")\"$([ "$try" = 1 ] || echo " (boot $try: the first did not report it)")"
 			return

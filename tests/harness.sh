@@ -10,6 +10,10 @@
 # (on a scratch stage).
 . "$(dirname "$0")/lib.sh"
 cd "$TOP"
+# A user's shell, not the variables make check exports to its stages.
+unset ARCH SHAPE APPEND APPEND_GIVEN RUN MAKEFLAGS MAKELEVEL MFLAGS
+# A write to make shell's terminal after it died fails, and says so.
+trap '' PIPE
 
 # make boot: $ and quotes reach the guest; RUN's output on stdout as it
 # comes, its status said on stderr (make's own is 2).
@@ -40,7 +44,7 @@ check "boot.sh: a kernel report ends with 125 (got $rc), said on stderr" \
 	sh -c '[ "$1" = 125 ] && grep -q "^boot: kernel report" "$2"' - "$rc" "$LOGS/.harness-err"
 
 # A hang during RUN: the kernel's messages printed meanwhile are in the log.
-TIMEOUT=40 HANG_GRACE=5 bootsh hang "" 'echo "harness: before the hang" > /dev/kmsg; sleep 600'
+(TIMEOUT=40 HANG_GRACE=5 bootsh hang "" 'echo "harness: before the hang" > /dev/kmsg; sleep 600')
 rc=$?
 check "boot.sh: a timeout ends with 124 (got $rc), said on stderr" \
 	sh -c '[ "$1" = 124 ] && grep -q "^boot: timeout after 40 s" "$2"' - "$rc" "$LOGS/.harness-err"
@@ -64,7 +68,7 @@ check "KCONFIG_EXTRA: a fragment that is not there is refused, by name" \
 		grep -q "KCONFIG_EXTRA: no fragment .*/tests/no-such.config"'
 
 # KUNIT_FILTER: only the cases its glob names run.
-make -s kunit ARCHES=x86_64 KUNIT_FILTER='sched_smt_capacity.ht_*' > "$LOGS/.harness-out" 2>&1
+LOGS=$LOGS/harness make -s kunit ARCHES=x86_64 KUNIT_FILTER='sched_smt_capacity.ht_*' > "$LOGS/.harness-out" 2>&1
 check "KUNIT_FILTER: only sched_smt_capacity.ht_* ran, and passed" \
 	sh -c 'grep -q "^ok - kunit: x86_64: sched_smt_capacity.ht_" "$1" &&
 		! grep -E "^(not )?ok - kunit: " "$1" | grep -qv "^ok - kunit: x86_64: sched_smt_capacity.ht_"' \
@@ -74,13 +78,16 @@ check "KUNIT_FILTER: only sched_smt_capacity.ht_* ran, and passed" \
 # once RUN's line is out: what comes before the console is open is lost).
 f=$(mktemp -u)
 mkfifo "$f"
+: > "$LOGS/.harness-tty"
 timeout 120 make -s shell SHAPE=up RUN='echo "harness: RUN done on CPUs $(cat /sys/devices/system/cpu/online)"' \
 	< "$f" > "$LOGS/.harness-tty" 2>&1 &
 shell=$!
 exec 3> "$f"
 n=0
-until grep -q '^harness: RUN done' "$LOGS/.harness-tty" || [ "$n" -ge 90 ]; do sleep 1; n=$((n + 1)); done
-printf 'echo "harness: the shell says $((6 * 7))"\npoweroff -f\n' >&3
+until grep -q '^harness: RUN done' "$LOGS/.harness-tty" || ! kill -0 "$shell" 2>/dev/null || [ "$n" -ge 90 ]; do
+	sleep 1; n=$((n + 1))
+done
+printf 'echo "harness: the shell says $((6 * 7))"\npoweroff -f\n' >&3 2>/dev/null
 wait "$shell"
 rc=$?
 exec 3>&-

@@ -19,17 +19,25 @@ check() {
 	[ -z "$why" ] || echo "$why" | sed 's/^/  /'
 }
 
+# boot_only NAME SHAPE APPEND RUN: the boot without a verdict: sets $LOG
+# and boot_rc (scripts/boot.sh's status); boot.sh's stderr is in
+# $LOGS/.boot-why.
+boot_only() {
+	boot_rc=0
+	LOG=$LOGS/test-$T-$1.log
+	say "# $T: boot $1: $2${3:+, $3}"
+	NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" >/dev/null 2>"$LOGS/.boot-why" ||
+		boot_rc=$?
+}
+
 # boot NAME SHAPE APPEND RUN: boot, set $LOG and $OUT (the RUN output);
 # a failed boot is itself a failed check, followed by boot.sh's reason
 # (with the end of the kernel's log) and the end of RUN's output.  With
 # HANG_IS_RESULT=1 a timeout is not: it sets HUNG=1 (else 0), and $OUT is
 # what RUN printed before it.
 boot() {
-	HUNG=0 boot_rc=0
-	LOG=$LOGS/test-$T-$1.log
-	say "# $T: boot $1: $2${3:+, $3}"
-	NAME="test-$T-$1" sh "$TOP/scripts/boot.sh" "$2" "$3" "$4" >/dev/null 2>"$LOGS/.boot-why" ||
-		boot_rc=$?
+	HUNG=0
+	boot_only "$@"
 	[ "$boot_rc" != 124 ] || [ "${HANG_IS_RESULT:-0}" != 1 ] || HUNG=1
 	if [ "$boot_rc" = 0 ] || [ "$HUNG" = 1 ]; then
 		OUT=$(guest_output "$LOG")
