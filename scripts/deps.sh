@@ -12,10 +12,13 @@ pkgs="bc bison flex make gcc libc6-dev libelf-dev libssl-dev kmod ccache python3
       $ARCH_PACKAGES"
 
 export DEBIAN_FRONTEND=noninteractive
+# One dpkg-query for all (every make boot asks): the packages not
+# installed, in the order asked.
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' $pkgs 2>/dev/null |
+	awk '/ ok installed$/ { print $1 }')
 missing=
 for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
+	echo "$installed" | grep -qx "$p" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
 	say "deps: installing$missing"

@@ -65,21 +65,40 @@ assemble_config() {
 $bad"
 }
 
+# kconfig_state: the tree's Kconfig files and config fragments (as
+# tiny.config), committed and changed, as a number; the time for a tree
+# that is no git tree, whose config is then assembled every time.
+kconfig_state() {
+	if git -C "$src" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		{ git -C "$src" ls-files -s -- '*Kconfig*' '*/configs/*.config'
+		  git -C "$src" diff HEAD -- '*Kconfig*' '*/configs/*.config'; } | cksum | cut -d' ' -f1
+	else
+		date +%s%N
+	fi
+}
+
+# tree_state: what a full build is made from: the tree's commit and its
+# changes (tracked files, and the untracked ones git does not ignore),
+# this script and lib.sh, and the .config; nothing for a tree that is no
+# git tree, which make always looks at.  (A new compiler is not seen:
+# make clean.)
+tree_state() {
+	git -C "$src" rev-parse -q --verify HEAD 2>/dev/null || return 0
+	{ git -C "$src" diff HEAD
+	  git -C "$src" ls-files -z -o --exclude-standard | (cd "$src" && xargs -0r cat)
+	  cat "$0" "$TOP/scripts/lib.sh" "$obj/.config"; } | cksum
+}
+
 # The config is assembled next to the build directory and kept there, one
-# per set of inputs (the fragments, KCONFIG_EXTRA's included), until the
-# tree's Kconfig files or tiny.config change (by mtime: a checkout that
-# changes them makes them newer): assembling takes about 30 s, most of it
+# per set of inputs: the fragments (KCONFIG_EXTRA's included) and the
+# tree's Kconfig files.  Assembling takes about 30 s, most of it
 # tinyconfig, which each of make lint's per-commit builds, and each build
 # with or without KCONFIG_EXTRA, would pay again.
 cfg=$obj.config
 mkdir -p "$obj" "$cfg"
 inputs="$arch $frags$extra $(for f in $frags; do cat "$TOP/kconfig/$f.config"; done | cat - $extra | cksum)"
-saved=$cfg/assembled-$(echo "$inputs" | cksum | cut -d' ' -f1).config
-if [ ! -f "$saved" ] ||
-   [ -n "$(find "$src" \( -name .git -o -name 'obj-*' \) -prune -o \
-	   \( -name 'Kconfig*' -o -path '*/configs/*.config' \) -newer "$saved" -print |
-	   head -n 1)" ]; then
-	rm -f "$saved"
+saved=$cfg/assembled-$(echo "$inputs $(kconfig_state)" | cksum | cut -d' ' -f1).config
+if [ ! -f "$saved" ]; then
 	assemble_config
 	cp "$cfg/.config" "$saved"
 fi
@@ -88,24 +107,23 @@ if ! cmp -s "$saved" "$obj/.config"; then
 	cp "$saved" "$obj/.config"
 	kmake O="$obj" olddefconfig >/dev/null
 fi
-# Nothing in the tree, this script or lib.sh changed since the last full
-# build started (.built-from, moved into place when it succeeded), with the
-# same .config: make would walk a thousand objects to find nothing to do.
-# (A new compiler is not seen: make clean.)
+# What the last full build was made from (.built-from, moved into place
+# when it succeeded) is what this one would be: make would walk a thousand
+# objects to find nothing to do.
 full=
 [ -n "${KERNEL_TARGETS:-}${KERNEL_MAKEFLAGS:-}" ] || full=1
-if [ -n "$full" ] && [ -f "$obj/$KIMAGE" ] && [ "$obj/.built-from" -nt "$obj/.config" ] &&
-   ! grep -q '^CONFIG_MODULES=y' "$obj/.config" &&
-   [ -z "$(find "$src" "$0" "$TOP/scripts/lib.sh" \( -name .git -o -name 'obj-*' \) -prune -o \
-	   -newer "$obj/.built-from" -type f -print | head -n 1)" ]; then
+state=
+[ -z "$full" ] || state=$(tree_state)
+if [ -n "$state" ] && [ -f "$obj/$KIMAGE" ] && ! grep -q '^CONFIG_MODULES=y' "$obj/.config" &&
+   [ "$(cat "$obj/.built-from" 2>/dev/null)" = "$state" ]; then
 	say "kernel: ${obj#$TOP/}/$KIMAGE is up to date"
 	exit 0
 fi
-[ -z "$full" ] || touch "$obj/.building-from"
+[ -z "$state" ] || echo "$state" > "$obj/.building-from"
 # KERNEL_MAKEFLAGS (W=1, ...) and KERNEL_TARGETS (objects) serve make lint.
 say "kernel: building $arch in ${obj#$TOP/}"
 kmake O="$obj" -j"$(nproc)" ${KERNEL_MAKEFLAGS:-} ${KERNEL_TARGETS:-${KIMAGE##*/}}
-[ -z "$full" ] || mv "$obj/.building-from" "$obj/.built-from"
+[ -z "$state" ] || mv "$obj/.building-from" "$obj/.built-from"
 [ -z "${KERNEL_TARGETS:-}" ] || exit 0
 say "kernel: ${obj#$TOP/}/$KIMAGE"
 
