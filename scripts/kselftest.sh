@@ -10,6 +10,7 @@
 # tests need.
 set -eu
 . "$(dirname "$0")/lib.sh"
+mkdir -p "$LOGS"
 rc=0
 
 # kselftest ARCH NAME [ARGS...]: one boot, its results tagged with ARGS.

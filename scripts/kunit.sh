@@ -8,6 +8,7 @@
 # (kunit.filter_glob: "suite" or "suite.case", * and ? as in the shell).
 set -u
 . "$(dirname "$0")/lib.sh"
+mkdir -p "$LOGS"
 rc=0
 
 # kunit ARCH: one boot of ARCH's test shape, its results.
