@@ -12,8 +12,6 @@
 cd "$TOP"
 # A user's shell, not the variables make check exports to its stages.
 unset ARCH SHAPE APPEND APPEND_GIVEN RUN MAKEFLAGS MAKELEVEL MFLAGS
-# A write to make shell's terminal after it died fails, and says so.
-trap '' PIPE
 
 # make boot: $ and quotes reach the guest; RUN's output on stdout as it
 # comes, its status said on stderr (make's own is 2).
@@ -76,22 +74,10 @@ check "KUNIT_FILTER: only sched_smt_capacity.ht_* ran, and passed" \
 
 # make shell RUN=...: RUN, then the shell, which reads what is typed (here
 # once RUN's line is out: what comes before the console is open is lost).
-f=$(mktemp -u)
-mkfifo "$f"
-: > "$LOGS/.harness-tty"
-timeout 120 make -s shell SHAPE=up RUN='echo "harness: RUN done on CPUs $(cat /sys/devices/system/cpu/online)"' \
-	< "$f" > "$LOGS/.harness-tty" 2>&1 &
-shell=$!
-exec 3> "$f"
-n=0
-until grep -q '^harness: RUN done' "$LOGS/.harness-tty" || ! kill -0 "$shell" 2>/dev/null || [ "$n" -ge 90 ]; do
-	sleep 1; n=$((n + 1))
-done
-printf 'echo "harness: the shell says $((6 * 7))"\npoweroff -f\n' >&3 2>/dev/null
-wait "$shell"
+typed_shell "$TOP" "$LOGS/.harness-tty" '^harness: RUN done' 'echo "harness: the shell says $((6 * 7))"
+poweroff -f' \
+	"make -s shell SHAPE=up RUN='echo \"harness: RUN done on CPUs \$(cat /sys/devices/system/cpu/online)\"'"
 rc=$?
-exec 3>&-
-rm -f "$f"
 # A terminal's lines end with \r\n.
 tr -d '\r' < "$LOGS/.harness-tty" > "$LOGS/.harness-out"
 check "make shell RUN=...: RUN's output, then a shell that ran what was typed (status $rc)" \

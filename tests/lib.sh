@@ -50,6 +50,30 @@ boot() {
 	return 1
 }
 
+# typed_shell DIR LOG PATTERN INPUT COMMAND: run the shell command COMMAND
+# (a make shell) in DIR, its output in LOG, and type INPUT (lines) once
+# LOG matches the ERE PATTERN: what comes before the guest's console is
+# open is lost.  COMMAND's status; a COMMAND that ended first is typed
+# nothing (SIGPIPE ignored), and one still running after 300 s is killed.
+typed_shell() {
+	typed_fifo=$(mktemp -u)
+	mkfifo "$typed_fifo"
+	: > "$2"
+	(cd "$1" && exec timeout 300 sh -c "$5" < "$typed_fifo" > "$2" 2>&1) &
+	typed_pid=$!
+	exec 3> "$typed_fifo"
+	typed_n=0
+	until grep -qE -- "$3" "$2" || ! kill -0 "$typed_pid" 2>/dev/null || [ "$typed_n" -ge 240 ]; do
+		sleep 1; typed_n=$((typed_n + 1))
+	done
+	(trap '' PIPE; printf '%s\n' "$4" >&3) 2>/dev/null
+	wait "$typed_pid"
+	set -- $?
+	exec 3>&-
+	rm -f "$typed_fifo"
+	return "$1"
+}
+
 # The kernel's own lines of $LOG (kernel_lines).  With KLOG_LAST=1, only
 # from the line after the next-to-last calibration delay: the lines of the
 # last calibration of a log that has several.

@@ -21,8 +21,6 @@ LONG='check|check-debug|lint|bench|bench-smt|bench-calibration|bench-schedstats|
 h=$(mktemp -d)
 trap 'rm -rf "$h"' EXIT
 trap 'exit 130' INT TERM HUP
-# A write to make shell's terminal after it died fails, and says so.
-trap '' PIPE
 
 # The commands, one file each, in order: $h/cmd/NNN.top or NNN.scratch.
 mkdir "$h/cmd"
@@ -87,18 +85,8 @@ run() {
 	case $cmd in
 	make\ shell*)
 		# Typed once the guest's init has the console.
-		rm -f "$h/tty"; mkfifo "$h/tty"
-		(cd "$dir" && exec timeout 300 sh -c "$cmd" < "$h/tty" > "$log" 2>&1) &
-		p=$!
-		exec 3> "$h/tty"
-		n=0
-		until grep -q '@@@ run begin' "$log" || ! kill -0 "$p" 2>/dev/null || [ "$n" -ge 240 ]; do
-			sleep 1; n=$((n + 1))
-		done
-		echo 'poweroff -f' >&3 2>/dev/null
-		wait "$p"
+		typed_shell "$dir" "$log" '@@@ run begin' 'poweroff -f' "$cmd"
 		rc=$?
-		exec 3>&-
 		;;
 	*)
 		(cd "$dir" && EDITOR=$h/editor GIT_EDITOR=$h/editor exec timeout 900 sh -c "$cmd") \
