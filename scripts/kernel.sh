@@ -23,6 +23,11 @@ done
 [ "$src" != "$(cd "$SRC" && pwd)" ] || [ -n "${TREE_CHECKED:-}" ] || check_tree
 
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+# Depend mode: a miss compiles once and takes the headers from the
+# compiler's -MMD file.  In its default mode ccache runs the preprocessor
+# first on a miss, which made a cold build of drivers/acpi take 101 s where
+# gcc alone takes 54 s (61 s in depend mode); hits are direct either way.
+export CCACHE_DEPEND=1
 export KBUILD_BUILD_TIMESTAMP="2000-01-01" KBUILD_BUILD_USER=sched KBUILD_BUILD_HOST=series
 kmake() {
 	make -s -C "$src" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
