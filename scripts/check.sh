@@ -9,7 +9,8 @@
 # build/logs/check.ktap, as KTAP (kunit.py parse reads it).  Exit status 1
 # on any failure.
 # make check-debug runs the stages CHECK_STAGES names instead: build, then
-# debug, upstream and asym-smt with the settings the Makefile gives them.
+# debug, upstream, asym-smt and lint with the settings the Makefile gives
+# them.
 set -u
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$BUILD/logs"
@@ -46,7 +47,8 @@ built=1
 for s in $stages; do
 	case $s in
 	build) stage build sh "$TOP/scripts/build.sh" || built=0 ;;
-	lint) stage lint sh "$TOP/scripts/lint.sh" ;;
+	# Each patch's own build (about 9 min cold) is make check-debug's.
+	lint) stage lint env LINT="${LINT:-checkpatch warnings}" sh "$TOP/scripts/lint.sh" ;;
 	*) if [ $built = 0 ]; then
 		say "=== $s: skipped, the build failed"
 	   elif [ "$s" = upstream ] || [ "$s" = asym-smt ]; then

@@ -6,7 +6,9 @@
 # objects it changes, the kselftests and tools/sched/migration_cost, for
 # x86_64 and for the other arches whose code it changes), and no new W=1
 # or sparse (C=2) warnings in the objects built from the files the series
-# touches.
+# touches.  LINT names the parts run, of "checkpatch builds warnings"
+# (default: all three; make check leaves out builds, which make
+# check-debug runs).
 set -eu
 . "$(dirname "$0")/lib.sh"
 check_tree
@@ -15,8 +17,11 @@ cd "$SRC"
 	die "build/linux has uncommitted changes: commit them first"
 export TREE_CHECKED=1
 rc=0
+parts=${LINT:-checkpatch builds warnings}
+# part NAME: LINT asks for NAME.
+part() { case " $parts " in *" $1 "*) ;; *) return 1 ;; esac; }
 
-for p in $(grep -v '^#' "$TOP/patches/series"); do
+part checkpatch && for p in $(grep -v '^#' "$TOP/patches/series"); do
 	out=$(./scripts/checkpatch.pl --strict --quiet --no-summary "$TOP/patches/$p" 2>&1) || true
 	if [ -z "$out" ]; then
 		echo "ok - lint: checkpatch --strict $p"
@@ -85,7 +90,8 @@ build_commit() {
 tip=$(git symbolic-ref --short HEAD)
 trap 'git checkout -q "$tip"' EXIT
 trap 'exit 130' INT TERM HUP
-for c in $(git rev-list --reverse base..HEAD); do
+part builds || say "# lint: each patch's own build is left to make lint and make check-debug"
+part builds && for c in $(git rev-list --reverse base..HEAD); do
 	subject=$(git log -1 --format=%s "$c")
 	files=$(git diff-tree --no-commit-id --name-only -r "$c")
 	git checkout -q --detach "$c"
@@ -111,6 +117,7 @@ for f in $(git diff --name-only base..HEAD -- '*.c'); do
 	esac
 done
 objs=$(echo $objs | tr ' ' '\n' | sort -u | tr '\n' ' ')
+part warnings || objs=
 # w1 NAME: the W=1 and sparse warnings (and sparse errors) of $objs,
 # without line numbers, in NAME.txt.
 w1() {
