@@ -65,11 +65,12 @@ tree: deps
 export:
 	@sh $(S)/export.sh
 
+# The tree target checked the tree (and said so once): not again.
 kernel: tree
-	@sh $(S)/kernel.sh $(ARCH)
+	@TREE_CHECKED=1 sh $(S)/kernel.sh $(ARCH)
 
 initramfs: tree
-	@sh $(S)/initramfs.sh $(ARCH)
+	@TREE_CHECKED=1 sh $(S)/initramfs.sh $(ARCH)
 
 build:
 	@sh $(S)/build.sh

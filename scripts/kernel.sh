@@ -84,14 +84,15 @@ kconfig_state() {
 
 # tree_state: what a full build is made from: the tree's commit and its
 # changes (tracked files, and the untracked ones git does not ignore),
-# this script and lib.sh, and the .config; nothing for a tree that is no
-# git tree, which make always looks at.  (A new compiler is not seen:
-# make clean.)
+# this script and lib.sh, the .config and the compiler's version (kbuild
+# rebuilds everything for a new one); nothing for a tree that is no git
+# tree, which make always looks at.
 tree_state() {
 	git -C "$src" rev-parse -q --verify HEAD 2>/dev/null || return 0
 	{ git -C "$src" diff HEAD
 	  git -C "$src" ls-files -z -o --exclude-standard | (cd "$src" && xargs -0r cat)
-	  cat "$0" "$TOP/scripts/lib.sh" "$obj/.config"; } | cksum
+	  cat "$0" "$TOP/scripts/lib.sh" "$obj/.config"
+	  "${CROSS_COMPILE}gcc" --version; } | cksum
 }
 
 # The config is assembled next to the build directory and kept there, one
