@@ -110,13 +110,26 @@ NUMA (CPU 0 <-> 8): pinned by migration_cost=' ]
 fi
 
 # The budget (here 20 ms) stops the calibration within a step of 64 KiB; the
-# levels it did not reach say so and keep the default.
-if boot budget numa "sched_verbose $FORCE migration_budget_ms=20" 'mc-wait; sched-domains'; then
-	spent=$(count '\] migration cost: [A-Z]+ \(CPU [0-9]+ <-> [0-9]+, L[0-9] [0-9]+ [KM]iB\): budget spent$')
-	delay=$(klog | sed -n 's/.*calibration delay: \([0-9]*\) msec$/\1/p')
-	check "budget: $spent level(s) say the budget was spent" [ "$spent" -ge 1 ]
-	check "budget: stopped in time (${delay:-?} ms)" [ "${delay:-999999}" -lt 200 ]
+# levels it did not reach say so and keep the default.  How long it took is
+# asserted on a rerun from debugfs, in an idle guest: at boot the delay also
+# counts the wait for a kworker on CPU 0, which the init thread holds while
+# it frees init memory without yielding (PREEMPT_NONE): 25 to 41 ms in 7
+# boots here, 356 and 398 ms in 2 more, 309 ms once on CI.
+if boot budget numa "sched_verbose $FORCE migration_budget_ms=20" '
+	mc-wait >/dev/null; echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate
+	sched-domains'; then
+	spent_re='\] migration cost: [A-Z]+ \(CPU [0-9]+ <-> [0-9]+, L[0-9] [0-9]+ [KM]iB\): budget spent$'
+	delays=$(klog | sed -n 's/.*calibration delay: \([0-9]*\) msec$/\1/p' | tr '\n' ' ')
+	set -- $delays
+	all=$(count "$spent_re")
+	KLOG_LAST=1
+	rerun=$(count "$spent_re")
+	check "budget: two calibrations, boot and rerun (delays, ms: ${delays:-none})" [ $# = 2 ]
+	check "budget: at boot, $((all - rerun)) level(s) say the budget was spent" [ $((all - rerun)) -ge 1 ]
+	check "budget: rerun, $rerun level(s) say the budget was spent" [ "$rerun" -ge 1 ]
+	check "budget: the rerun stopped in time (${2:-?} ms)" [ "${2:-999999}" -lt 200 ]
 	check "budget: those levels keep the default" unmeasured_zero
+	KLOG_LAST=
 fi
 
 if boot cache_size numa "$FORCE max_cache_size=65536 migration_budget_ms=10000 migration_debug=1" 'mc-wait'; then
