@@ -26,7 +26,7 @@ export ARCH ARCHES SHAPE APPEND APPEND_GIVEN RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check check-debug lint kunit kselftest scenarios debug bench bench-smt hotpath \
+	shapes run check check-debug check-flakes lint kunit kselftest scenarios debug bench bench-smt hotpath \
 	bench-calibration bench-schedstats clean
 
 help:
@@ -45,6 +45,8 @@ help:
 	@echo "make check-debug  the debug kernels of every arch (KASAN, lockdep, UBSAN,"
 	@echo "                KFENCE, ...), longer torture, the kernel's own cpuset and"
 	@echo "                hotplug tests on biglittle and pseries, base vs series"
+	@echo "make check-flakes  rerun the checks that depend on timing RUNS=20 times"
+	@echo "                under load; runs and failures per check"
 	@echo "make kunit | kselftest | scenarios | debug | lint   one stage of make check"
 	@echo "                (kunit and kselftest on each of ARCHES; debug on DEBUG_ARCHES=x86_64)"
 	@echo "make bench      patched vs base: boot, calibration, hackbench; then"
@@ -120,6 +122,12 @@ check-debug:
 		DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 \
 		UPSTREAM_BASE=boot ASYM_SMT_BASE=boot \
 		UPSTREAM_SHAPES="numa ht biglittle pseries" sh $(S)/check.sh
+
+# The flake audit: the boots whose checks depend on timing, load or
+# sampling, RUNS times each (default 20) under FLAKE_LOAD busy loops
+# (default 1); a table of runs and failures per check.
+check-flakes:
+	@sh $(S)/flakes.sh
 
 bench: kernel initramfs
 	@sh $(S)/bench.sh && sh $(S)/bench-schedstats.sh

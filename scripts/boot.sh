@@ -45,7 +45,8 @@ mkdir -p "$logs"
 name=${NAME:-$shape-$(date +%Y%m%d-%H%M%S)-$$}
 log=$logs/$name.log
 work=$(mktemp -d "$logs/.boot.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+started=$(date +%s)
+trap 'rm -rf "$work"; time_note $(($(date +%s) - started)) "boot: $name ($shape)"' EXIT
 
 if [ "${INTERACTIVE:-0}" = 1 ]; then
 	say "boot: $shape, on this terminal (no log; Ctrl-a x quits QEMU)" >&2

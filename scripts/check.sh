@@ -18,6 +18,10 @@ results=$BUILD/logs/check-results.txt
 : > "$results"
 # Earlier runs' stage outputs would mix into "=== failed:".
 rm -f "$BUILD"/logs/check-*.out
+# Every boot and build notes its time here (time_note), for the list of
+# the slowest at the end.
+export CHECK_TIMES="$BUILD/logs/check-times.txt"
+: > "$CHECK_TIMES"
 times=
 
 keep_out() { tee "$out"; }
@@ -74,6 +78,8 @@ if [ "$failed" != 0 ]; then
 		     n && /^  / { n--; print; next } { n = 0 }' "$f"
 	done
 fi
+say "=== the five slowest steps:"
+sort -rn "$CHECK_TIMES" | head -n 5 | sed 's/^\([0-9]*\) /  \1 s: /'
 say "=== times: $times"
 say "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -9,11 +9,11 @@
 # negative controls for every report class, debugfs files against
 # rebuilds, fault injection, torture.  Any report fails a boot
 # (scripts/boot.sh).  Result lines are tagged "debug:"; logs go to
-# build/logs/debug.  make check runs it for x86_64, make check-debug for
-# every arch, with longer torture.
+# build/logs/debug (LOGS/debug).  make check runs it for x86_64, make
+# check-debug for every arch, with longer torture.
 set -u
 . "$(dirname "$0")/lib.sh"
-export LOGS=$BUILD/logs/debug
+export LOGS=$LOGS/debug
 # A report ends the boot: an Oops or a warning (KASAN, KFENCE and UBSAN
 # reports count as warnings) panics, and the panic prints the stacks of
 # every CPU and of the blocked tasks (panic_print bits 6 and 7), instead of
@@ -40,8 +40,9 @@ for arch in ${DEBUG_ARCHES:-x86_64}; do
 	[ "$arch" != x86_64 ] || BOOT_APPEND="$append unknown_nmi_panic"
 	export KERNEL=$obj/$KIMAGE INITRAMFS=$obj/initramfs.cpio DEBUG_CONFIG=$obj/.config ARCH=$arch
 	# Two of the four kselftest boots (CI's time): as booted, and with
-	# the calibration forced and named levels.
-	for s in kunit kselftest; do
+	# the calibration forced and named levels.  DEBUG_SUITES set (even
+	# empty: make check-flakes) chooses among kunit and kselftest.
+	for s in ${DEBUG_SUITES-kunit kselftest}; do
 		t0=$(date +%s)
 		ARCHES=$arch KSELFTEST_BOOTS=${KSELFTEST_BOOTS:-default named} \
 			tagged sh "$TOP/scripts/$s.sh" || rc=1

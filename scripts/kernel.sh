@@ -82,16 +82,21 @@ kconfig_state() {
 	fi
 }
 
+# modules: the kernel has modules (the debug kernels).
+modules() { grep -q '^CONFIG_MODULES=y' "$obj/.config"; }
+
 # tree_state: what a full build is made from: the tree's commit and its
 # changes (tracked files, and the untracked ones git does not ignore),
-# this script and lib.sh, the .config and the compiler's version (kbuild
-# rebuilds everything for a new one); nothing for a tree that is no git
-# tree, which make always looks at.
+# this script and lib.sh, the .config, the compiler's version (kbuild
+# rebuilds everything for a new one) and, for a kernel with modules, the
+# module of tests/report-control; nothing for a tree that is no git tree,
+# which make always looks at.
 tree_state() {
 	git -C "$src" rev-parse -q --verify HEAD 2>/dev/null || return 0
 	{ git -C "$src" diff HEAD
 	  git -C "$src" ls-files -z -o --exclude-standard | (cd "$src" && xargs -0r cat)
 	  cat "$0" "$TOP/scripts/lib.sh" "$obj/.config"
+	  ! modules || cat "$TOP"/tests/report-control/*
 	  "${CROSS_COMPILE}gcc" --version; } | cksum
 }
 
@@ -114,29 +119,32 @@ if ! cmp -s "$saved" "$obj/.config"; then
 	kmake O="$obj" olddefconfig >/dev/null
 fi
 # What the last full build was made from (.built-from, moved into place
-# when it succeeded) is what this one would be: make would walk a thousand
-# objects to find nothing to do.
+# when it succeeded, modules installed) is what this one would be: make
+# would walk a thousand objects to find nothing to do (and, for a kernel
+# with modules, install them again: a minute of the debug stage).
 full=
 [ -n "${KERNEL_TARGETS:-}${KERNEL_MAKEFLAGS:-}" ] || full=1
 state=
 [ -z "$full" ] || state=$(tree_state)
-if [ -n "$state" ] && [ -f "$obj/$KIMAGE" ] && ! grep -q '^CONFIG_MODULES=y' "$obj/.config" &&
+if [ -n "$state" ] && [ -f "$obj/$KIMAGE" ] && { ! modules || [ -d "$obj/modules" ]; } &&
    [ "$(cat "$obj/.built-from" 2>/dev/null)" = "$state" ]; then
 	say "kernel: ${obj#$TOP/}/$KIMAGE is up to date"
 	exit 0
 fi
-[ -z "$state" ] || echo "$state" > "$obj/.building-from"
+# A full build that stops half-way leaves no state said to be built.
+[ -z "$state" ] || { rm -f "$obj/.built-from"; echo "$state" > "$obj/.building-from"; }
 # KERNEL_MAKEFLAGS (W=1, ...) and KERNEL_TARGETS (objects) serve make lint.
 say "kernel: building $arch in ${obj#$TOP/}"
 kmake O="$obj" -j"$(nproc)" ${KERNEL_MAKEFLAGS:-} ${KERNEL_TARGETS:-${KIMAGE##*/}}
-[ -z "$state" ] || mv "$obj/.building-from" "$obj/.built-from"
 [ -z "${KERNEL_TARGETS:-}" ] || exit 0
 say "kernel: ${obj#$TOP/}/$KIMAGE"
+# built: record what the build was made from, now that it succeeded.
+built() { [ -z "$state" ] || mv "$obj/.building-from" "$obj/.built-from"; }
 
 # A kernel with modules (the debug kernels): its modules and the negative
 # control module of tests/report-control, installed under OBJ/modules for
 # the initramfs.
-grep -q '^CONFIG_MODULES=y' "$obj/.config" || { rm -rf "$obj/modules"; exit 0; }
+modules || { rm -rf "$obj/modules"; built; exit 0; }
 kmake O="$obj" -j"$(nproc)" modules
 rm -rf "$obj/modules" "$obj/report-control"
 cp -r "$TOP/tests/report-control" "$obj/report-control"
@@ -144,4 +152,5 @@ kmake O="$obj" M="$obj/report-control" modules
 kmake O="$obj" INSTALL_MOD_PATH="$obj/modules" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 kmake O="$obj" M="$obj/report-control" INSTALL_MOD_PATH="$obj/modules" INSTALL_MOD_STRIP=1 \
 	modules_install >/dev/null
+built
 say "kernel: modules in ${obj#$TOP/}/modules"

@@ -162,6 +162,13 @@ base_kernel() {
 	BASE_IMAGE=$BUILD/$base_arch-base/$KIMAGE
 }
 
+# time_note SECONDS WHAT: one timed step (a boot, a build) for the list of
+# the slowest that make check prints at its end: a line in CHECK_TIMES,
+# when that names a file.
+time_note() {
+	[ -z "${CHECK_TIMES:-}" ] || say "$1 $2" >> "$CHECK_TIMES"
+}
+
 # build_guest DESC LOG ARCH [SRCDIR OBJDIR FRAGMENTS]: ARCH's packages,
 # kernel (scripts/kernel.sh ARCH ...) and initramfs, output in LOG; one
 # result line "build: ARCH DESC", which fails on a warning as on an error.
@@ -173,6 +180,7 @@ build_guest() {
 	     sh "$TOP/scripts/initramfs.sh" "$1" "${2:-}" "${3:-}"; } >"$blog" 2>&1 &&
 	   ! grep -q 'warning:' "$blog"; then
 		echo "ok - build: $1 $desc, no warning ($(($(date +%s) - bstart)) s)"
+		time_note $(($(date +%s) - bstart)) "build: $1 $desc"
 	else
 		grep -E 'warning:|error:|Error' "$blog" | head -n 20 | sed 's/^/  /'
 		echo "not ok - build: $1 $desc (${blog#$TOP/})"

@@ -5,7 +5,7 @@
 # whose allocations fail keeps the values it had, says so and leaks
 # nothing; a CPU hotplug that fails at sched:active leaves the domains,
 # their per-level values and their group capacities as they were.
-# FI_CASES: the cases to run (default "alloc hotplug").
+# CASES="debug-fault-injection:alloc" runs one case (tests/lib.sh).
 . "$(dirname "$0")/lib.sh"
 
 # The guest's snapshot of every domain: name, cache_hot_time, groups; with
@@ -62,7 +62,7 @@ leaks"
 
 # A pinned level and a calibrated one (force, small buffers): a failure must
 # keep both, the calibrated value included.
-if echo " ${FI_CASES:-alloc hotplug} " | grep -q " alloc " && boot alloc numa "sched_verbose migration_cost=SMT:123 migration_calibrate=force max_cache_size=65536" \
+if boot alloc numa "sched_verbose migration_cost=SMT:123 migration_calibrate=force max_cache_size=65536" \
 	"mc-wait && $RUN"; then
 	check "failslab: the write fails with ENOMEM" out_has "write: 1"
 	check "failslab: state says the values were kept" \
@@ -93,7 +93,7 @@ echo \$st > \$C/hotplug/fail; echo 1 2>/dev/null > \$C/online; echo \"online: \$
 snap | cmp -s - /tmp/offline && echo 'online: domains unchanged'
 echo 1 > \$C/online; snap | cmp -s - /tmp/before && echo 'again: domains as at first'"
 
-if echo " ${FI_CASES:-alloc hotplug} " | grep -q " hotplug " && boot hotplug numa "sched_verbose migration_cost=1000,2000,4000,8000" "$HOTPLUG"; then
+if boot hotplug numa "sched_verbose migration_cost=1000,2000,4000,8000" "$HOTPLUG"; then
 	check "hotplug: sched:active is a state" out_match '^state: [0-9]+$'
 	check "hotplug: an offline failing at sched:active fails, CPU 3 stays online" \
 		out_has "offline: 1 1"

@@ -19,6 +19,7 @@ LKDTM=/sys/kernel/debug/provoke-crash/DIRECT
 # try's log is kept as LOG.N.
 provoked() {
 	name=$1 report=$2
+	selected "$name" || return 0
 	try=1
 	while :; do
 		boot_only "$name" "${5:-$SHAPE}" "$3" "$4; true"

@@ -30,13 +30,28 @@ boot_only() {
 		boot_rc=$?
 }
 
+# selected NAME: the boot NAME of this test is to run: CASES is unset, or
+# one of its space-separated globs matches "TEST:NAME" (make check-flakes
+# reruns some boots of a test: CASES="host:pinned calibration:budget").
+selected() {
+	[ -n "${CASES:-}" ] || return 0
+	set -f
+	for c in $CASES; do
+		case $T:$1 in $c) set +f; return 0 ;; esac
+	done
+	set +f
+	return 1
+}
+
 # boot NAME SHAPE APPEND RUN: boot, set $LOG and $OUT (the RUN output);
 # a failed boot is itself a failed check, followed by boot.sh's reason
 # (with the end of the kernel's log) and the end of RUN's output.  With
 # HANG_IS_RESULT=1 a timeout is not: it sets HUNG=1 (else 0), and $OUT is
-# what RUN printed before it.
+# what RUN printed before it.  A boot CASES leaves out returns 1, silently.
 boot() {
 	HUNG=0
+	OUT=
+	selected "$1" || return 1
 	boot_only "$@"
 	[ "$boot_rc" != 124 ] || [ "${HANG_IS_RESULT:-0}" != 1 ] || HUNG=1
 	if [ "$boot_rc" = 0 ] || [ "$HUNG" = 1 ]; then

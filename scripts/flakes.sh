@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-flakes: the flake audit.  Reruns, RUNS times (default 20),
+# the boots of make check whose verdicts depend on timing, load or
+# sampling (tests/README.md, "Checks that depend on time"), a round of
+# every group after the other, so that a burst of load hits each alike,
+# while FLAKE_LOAD busy loops (default 1, half of a 2-core machine) load
+# the host as a neighbour on a shared CI machine would.  Then, per check:
+# the runs it had, how many failed, and the values of the failed runs
+# (what its result line and the first lines of its reason say).  FLAKES
+# names the groups to audit (default: every group of AUDIT).  Each run's
+# outputs and boot logs: build/logs/flakes/run-N/.
+set -u
+. "$(dirname "$0")/lib.sh"
+RUNS=${RUNS:-20}
+
+# The groups: NAME, then the command (run from the top directory) that
+# boots what is audited; CASES picks boots of a scenario (tests/lib.sh).
+AUDIT="host sh tests/host.sh
+calibration CASES='calibration:budget calibration:signal' sh tests/calibration.sh
+kselftest sh scripts/kselftest.sh
+asym-smt sh tests/asym-smt.sh
+capacity sh tests/capacity.sh
+biglittle sh tests/biglittle.sh
+upstream sh tests/upstream.sh
+harness sh tests/harness.sh
+debug DEBUG_SUITES= CASES='debug-reports:kfence debug-reports:kmemleak debug-reports:rcu-stall debugfs-race:* debug-fault-injection:* debug-torture:*' sh scripts/debug.sh"
+groups=${FLAKES:-$(echo "$AUDIT" | cut -d' ' -f1)}
+for g in $groups; do
+	echo "$AUDIT" | grep -q "^$g " ||
+		die "FLAKES: no group '$g' (have: $(echo "$AUDIT" | cut -d' ' -f1 | tr '\n' ' '))"
+done
+
+FLAKES_DIR=$BUILD/logs/flakes
+rm -rf "$FLAKES_DIR"
+mkdir -p "$FLAKES_DIR"
+# What make check builds, first: the audit times boots, not builds.
+sh "$TOP/scripts/build.sh" > "$FLAKES_DIR/build.out" 2>&1 ||
+	{ cat "$FLAKES_DIR/build.out"; die "the build failed"; }
+
+load=
+trap 'kill $load 2>/dev/null' EXIT
+trap 'exit 130' INT TERM HUP
+i=0
+while [ "$i" -lt "${FLAKE_LOAD:-1}" ]; do
+	sh -c 'while :; do :; done' &
+	load="$load $!"
+	i=$((i + 1))
+done
+say "# flakes: $RUNS runs of: $(echo $groups); load: ${FLAKE_LOAD:-1} busy loop(s)"
+
+run=1
+while [ "$run" -le "$RUNS" ]; do
+	for g in $groups; do
+		cmd=$(echo "$AUDIT" | sed -n "s/^$g //p")
+		t0=$(date +%s)
+		out=$FLAKES_DIR/run-$run/$g.out
+		mkdir -p "$FLAKES_DIR/run-$run"
+		(cd "$TOP" && export LOGS="$FLAKES_DIR/run-$run" && eval "$cmd") > "$out" 2>&1
+		say "# flakes: run $run, $g: $(grep -c '^ok - ' "$out") passed," \
+			"$(grep -c '^not ok - ' "$out") failed, $(($(date +%s) - t0)) s"
+	done
+	run=$((run + 1))
+done
+
+# The table.  A check is its result line without its values: what is in
+# parentheses with a digit, and the numbers standing alone, which go to
+# the values; a failure's values are followed by the first two lines of
+# its reason.  Every run's values of each check: build/logs/flakes/values.txt.
+say "# flakes: runs, failures, check: the values of the failed runs"
+for f in "$FLAKES_DIR"/run-*/*.out; do
+	awk '/^(not )?ok - / { res = /^ok/ ? "ok" : "fail"; line = $0; sub(/^(not )?ok - /, "", line)
+		# Each outermost (...) with a digit in it goes to the values.
+		key = ""; val = ""; d = 0
+		for (i = 1; i <= length(line); i++) { c = substr(line, i, 1)
+			if (c == "(" && !d++) { start = i; continue }
+			if (d && c == ")" && !--d) { g = substr(line, start, i - start + 1)
+				if (g ~ /[0-9]/) val = val " " g; else key = key g; continue }
+			if (!d) key = key c }
+		if (d) key = key substr(line, start)
+		n = split(key, w, " "); key = ""
+		for (i = 1; i <= n; i++) {
+			if (w[i] ~ /^[0-9][0-9.]*[,;:]?$/) { val = val " " w[i]; gsub(/[0-9.]+/, "#", w[i]) }
+			key = key (i > 1 ? " " : "") w[i] }
+		gsub(/ +,/, ",", key); sub(/ +$/, "", key); why = 2
+		print res "\t" key "\t" val; next }
+	/^  / && res == "fail" && why-- > 0 { sub(/^ +/, ""); print "why\t\t" $0; next }
+	{ res = "" }' "$f"
+done | awk -F '\t' -v all="$FLAKES_DIR/values.txt" '
+	$1 == "why" { if (last != "") vals[last] = vals[last] " | " $3; next }
+	{ k = $2; if (!(k in runs)) order[++n] = k; runs[k]++; last = ""
+	  if ($3 != "") seen[k] = seen[k] (seen[k] == "" ? "" : ";") $3
+	  if ($1 == "fail") { fails[k]++; last = k; vals[k] = vals[k] (vals[k] == "" ? "" : "; ") "[" $3 "]" } }
+	END { for (i = 1; i <= n; i++) { k = order[i]
+		printf "%3d %3d  %s%s\n", runs[k], fails[k], k, fails[k] ? ": " substr(vals[k], 1, 600) : ""
+		if (k in seen) print k ":" seen[k] > all }
+		bad = 0; for (k in fails) bad++; exit bad > 0 }'
