@@ -46,7 +46,7 @@ name=${NAME:-$shape-$(date +%Y%m%d-%H%M%S)-$$}
 log=$logs/$name.log
 work=$(mktemp -d "$logs/.boot.XXXXXX")
 started=$(date +%s)
-trap 'rm -rf "$work"; time_note $(($(date +%s) - started)) "boot: $name ($shape)"' EXIT
+trap 'rm -rf "$work"; time_note $(($(date +%s) - started)) "boot: $name ($shape, timeout ${TIMEOUT:-300} s)"' EXIT
 
 if [ "${INTERACTIVE:-0}" = 1 ]; then
 	say "boot: $shape, on this terminal (no log; Ctrl-a x quits QEMU)" >&2

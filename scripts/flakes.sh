@@ -25,7 +25,7 @@ capacity sh tests/capacity.sh
 biglittle sh tests/biglittle.sh
 upstream sh tests/upstream.sh
 harness sh tests/harness.sh
-debug DEBUG_SUITES= CASES='debug-reports:kfence debug-reports:kmemleak debug-reports:rcu-stall debugfs-race:* debug-fault-injection:* debug-torture:*' sh scripts/debug.sh"
+debug DEBUG_SUITES= REPORTS=all CASES='debug-reports:kfence debug-reports:kmemleak debug-reports:rcu-stall debugfs-race:* debug-fault-injection:* debug-torture:*' sh scripts/debug.sh"
 groups=${FLAKES:-$(echo "$AUDIT" | cut -d' ' -f1)}
 for g in $groups; do
 	echo "$AUDIT" | grep -q "^$g " ||
@@ -57,7 +57,8 @@ while [ "$run" -le "$RUNS" ]; do
 		t0=$(date +%s)
 		out=$FLAKES_DIR/run-$run/$g.out
 		mkdir -p "$FLAKES_DIR/run-$run"
-		(cd "$TOP" && export LOGS="$FLAKES_DIR/run-$run" && eval "$cmd") > "$out" 2>&1
+		(cd "$TOP" && export LOGS="$FLAKES_DIR/run-$run" CHECK_TIMES="$FLAKES_DIR/run-$run/times.txt" &&
+			eval "$cmd") > "$out" 2>&1
 		say "# flakes: run $run, $g: $(grep -c '^ok - ' "$out") passed," \
 			"$(grep -c '^not ok - ' "$out") failed, $(($(date +%s) - t0)) s"
 	done
@@ -96,3 +97,13 @@ done | awk -F '\t' -v all="$FLAKES_DIR/values.txt" '
 		printf "%3d %3d  %s%s\n", runs[k], fails[k], k, fails[k] ? ": " substr(vals[k], 1, 600) : ""
 		if (k in seen) print k ":" seen[k] > all }
 		bad = 0; for (k in fails) bad++; exit bad > 0 }'
+rc=$?
+
+# The boots with the least room under their timeout: the longest of each
+# boot's runs, and its timeout.
+say "# flakes: the boots closest to their timeout: the longest of their runs, the timeout"
+cat "$FLAKES_DIR"/run-*/times.txt 2>/dev/null | sed -n 's/^\([0-9]*\) boot: \([^ ]*\) .*timeout \([0-9]*\) s)$/\1 \2 \3/p' |
+	awk '{ if ($1 > max[$2]) max[$2] = $1; limit[$2] = $3 }
+	END { for (b in max) printf "%6.2f %4d s of %4d s  %s\n", max[b] / limit[b], max[b], limit[b], b }' |
+	sort -rn | head -n 10 | cut -c 8-
+exit $rc
