@@ -6,7 +6,9 @@
 # arch/ARCH lists in GUEST_BINARIES (x86_64 benchmarks) with their
 # libraries, and the kselftests of the tree's tools/testing/selftests/sched
 # (static, with run_kselftest.sh) and the tree's tools/sched/migration_cost,
-# packed by the tree's usr/gen_init_cpio.
+# packed by the tree's usr/gen_init_cpio.  For a kernel with modules built
+# in an OBJDIR of its own (a debug kernel): the arch's archive, followed
+# by one of the modules.
 # Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -15,6 +17,29 @@ build_args "$@"
 
 gen=$BUILD/gen_init_cpio
 [ -x "$gen" ] || gcc -O2 -o "$gen" "$src/usr/gen_init_cpio.c"
+
+# modules_spec: the gen_init_cpio lines of the kernel's modules, where it
+# has them (the debug kernels).
+modules_spec() {
+	for t in d f; do
+		[ -d "$obj/modules/lib" ] || break
+		(cd "$obj/modules" && find lib -type $t | sort) | while read -r p; do
+			[ $t = d ] && echo "dir /$p 0755 0 0" || echo "file /$p $obj/modules/$p 0644 0 0"
+		done
+	done
+}
+
+# A kernel with modules in a directory of its own (a debug kernel): the
+# arch's initramfs, made if need be, then an archive of the modules, which
+# the kernel unpacks after the first: the userspace is built once.
+if [ -d "$obj/modules/lib" ] && [ "$obj" != "$(cd "$OBJ" && pwd)" ]; then
+	sh "$0" "$arch" "$src"
+	modules_spec > "$obj/modules.spec"
+	"$gen" "$obj/modules.spec" > "$obj/modules.cpio"
+	cat "$OBJ/initramfs.cpio" "$obj/modules.cpio" > "$obj/initramfs.cpio"
+	say "initramfs: ${obj#$TOP/}/initramfs.cpio, ${OBJ#$TOP/}'s with the modules ($(du -k "$obj/initramfs.cpio" | cut -f1) KiB)"
+	exit 0
+fi
 
 # Only when what goes in changed: this script, the arch, guest/, the
 # tree's tools/, UAPI headers and kernel/sched (whose headers the userspace
@@ -80,13 +105,7 @@ spec=$obj/initramfs.spec
 	done
 	[ -z "$twin" ] || echo "file /bin/migration_cost $twin 0755 0 0"
 	echo "file /bin/bash $BASH_STATIC 0755 0 0"
-	# The kernel's modules, where it has them (the debug kernels).
-	for t in d f; do
-		[ -d "$obj/modules/lib" ] || break
-		(cd "$obj/modules" && find lib -type $t | sort) | while read -r p; do
-			[ $t = d ] && echo "dir /$p 0755 0 0" || echo "file /$p $obj/modules/$p 0644 0 0"
-		done
-	done
+	modules_spec
 	# Host binaries that run in this guest, with their shared libraries.
 	for f in ${GUEST_BINARIES:-}; do
 		echo "file /usr/bin/${f##*/} $f 0755 0 0"

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # A malformed migration_cost=, in either form or both mixed, gets one
 # warning naming the parameter; every level keeps the default and the boot
-# completes.
+# completes.  One boot per way the parser refuses a value (not a number,
+# empty, too many values, out of range, a named level malformed, both forms
+# mixed, a level named twice): the KUnit suite sched_topology
+# (migration_cost_parse_test) gives the parser every other malformed value.
 . "$(dirname "$0")/lib.sh"
 i=0
-for value in abc 10x -5 1000,-5 99999999999 4294968 1000,,2000 ,1000 1000, "" \
-	     1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 \
-	     MC: :200 MC:200,300 200,MC:300 MC:200,MC:300 SMT:1:2 MC:4294968; do
+for value in abc "" 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 99999999999 \
+	     MC: 200,MC:300 MC:200,MC:300; do
 	i=$((i + 1))
 	boot "bad$i" ht "sched_verbose migration_cost=$value" 'sched-domains' || continue
 	check "'$value': one warning" [ "$(count "migration_cost=.*: .*using migration_cost_ns at every level")" = 1 ]
