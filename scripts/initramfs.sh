@@ -29,10 +29,12 @@ modules_spec() {
 	done
 }
 
-# A kernel with modules in a directory of its own (a debug kernel): the
-# arch's initramfs, made if need be, then an archive of the modules, which
-# the kernel unpacks after the first: the userspace is built once.
-if [ -d "$obj/modules/lib" ] && [ "$obj" != "$(cd "$OBJ" && pwd)" ]; then
+# A kernel of the series' tree with modules in a directory of its own (a
+# debug kernel): the arch's initramfs, made if need be, then an archive of
+# the modules, which the kernel unpacks after the first: the userspace is
+# built once.
+if [ -d "$obj/modules/lib" ] && [ "$obj" != "$(cd "$OBJ" && pwd)" ] &&
+   [ "$src" = "$(cd "$SRC" && pwd)" ]; then
 	sh "$0" "$arch" "$src"
 	modules_spec > "$obj/modules.spec"
 	"$gen" "$obj/modules.spec" > "$obj/modules.cpio"

@@ -166,7 +166,7 @@ base_kernel() {
 # the slowest that make check prints at its end: a line in CHECK_TIMES,
 # when that names a file.
 time_note() {
-	[ -z "${CHECK_TIMES:-}" ] || say "$1 $2" >> "$CHECK_TIMES"
+	[ -z "${CHECK_TIMES:-}" ] || say "$1 $2" >> "$CHECK_TIMES" || :
 }
 
 # build_guest DESC LOG ARCH [SRCDIR OBJDIR FRAGMENTS]: ARCH's packages,

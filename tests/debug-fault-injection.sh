@@ -97,11 +97,11 @@ if boot hotplug numa "sched_verbose migration_cost=1000,2000,4000,8000" "$HOTPLU
 	check "hotplug: sched:active is a state" out_match '^state: [0-9]+$'
 	check "hotplug: an offline failing at sched:active fails, CPU 3 stays online" \
 		out_has "offline: 1 1"
-	check "hotplug: ... and leaves every domain, value and group as it was" \
+	check "hotplug: ... and the failed offline leaves every domain, value and group as it was" \
 		out_has "offline: domains unchanged"
 	check "hotplug: an online failing at sched:active fails, CPU 3 stays offline" \
 		out_has "online: 1 0"
-	check "hotplug: ... and leaves every domain, value and group as it was" \
+	check "hotplug: ... and the failed online leaves every domain, value and group as it was" \
 		out_has "online: domains unchanged"
 	check "hotplug: once online again, the domains are those of the boot" \
 		out_has "again: domains as at first"

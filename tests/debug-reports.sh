@@ -28,7 +28,8 @@ provoked() {
 		boot_only "$name" "${5:-$SHAPE}" "$3" "$4; true"
 		rc=$boot_rc
 		if [ "$rc" = 125 ] && has "$report"; then
-			ok "$name: the boot fails on \"$(klog | grep -m1 -oE -- "$report")\"$([ "$try" = 1 ] || echo " (boot $try: the first did not report it)")"
+			ok "$name: the boot fails with its report /$report/$([ "$try" = 1 ] || echo " (boot $try: the first did not report it)")"
+			klog | grep -m1 -oE -- "$report" | sed 's/^/  /'
 			return
 		fi
 		[ "$try" -lt "${TRIES:-1}" ] || break

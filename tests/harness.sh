@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$TOP"
 # A user's shell, not the variables make check exports to its stages.
-unset ARCH SHAPE APPEND APPEND_GIVEN RUN MAKEFLAGS MAKELEVEL MFLAGS
+unset ARCH SHAPE APPEND APPEND_GIVEN RUN MAKEFLAGS MAKELEVEL MFLAGS CHECK_TIMES
 
 # make boot: $ and quotes reach the guest; RUN's output on stdout as it
 # comes, its status said on stderr (make's own is 2).

@@ -159,7 +159,7 @@ if boot pinned host "sched_verbose $FORCE" "$run"; then
 			kr = median(r["kernel", l]); tr = median(r["twin", l])
 			bound = 2 * (median(s["kernel", l]) + median(s["twin", l])) + (kr > tr ? kr : tr) / 20
 			d = kc > tc ? kc - tc : tc - kc
-			printf "%s: kernel %.1f us, twin %.1f us (medians; runs in ns:%s /%s), %s their noise bound %.1f us; re-touch %.1f / %.1f us\n", l, kc / 1000, tc / 1000, c["kernel", l], c["twin", l], d > bound ? "outside" : "within", bound / 1000, kr / 1000, tr / 1000
+			printf "%s: kernel %.1f us, twin %.1f us (medians; runs in ns:%s /%s), %s their noise bound %.1f us; re-touch %.1f / %.1f us\n", l, kc / 1000, tc / 1000, c["kernel", l], c["twin", l], (d > bound ? "outside" : "within"), bound / 1000, kr / 1000, tr / 1000
 			if (split(c["kernel", l], x, " ") != 3 || split(c["twin", l], x, " ") != 3 || !(kr > 0 && tr > 0)) bad++ }
 		exit bad }') && arc=0 || arc=$?
 	check "pinned: kernel and twin each timed every level 3 times" \

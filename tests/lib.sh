@@ -37,11 +37,12 @@ selected() {
 	[ -n "${CASES:-}" ] || return 0
 	set -f
 	for c in $CASES; do
-		case $T:$1 in $c) set +f; return 0 ;; esac
+		case $T:$1 in $c) set +f; cases_run=$((cases_run + 1)); return 0 ;; esac
 	done
 	set +f
 	return 1
 }
+cases_run=0
 
 # boot NAME SHAPE APPEND RUN: boot, set $LOG and $OUT (the RUN output);
 # a failed boot is itself a failed check, followed by boot.sh's reason
@@ -172,4 +173,15 @@ unmeasured_zero() {
 	done
 }
 
-finish() { exit "$failed"; }
+# finish: the test's status; a CASES that names this test but none of its
+# boots (a misspelt name) fails it.
+finish() {
+	if [ -n "${CASES:-}" ] && [ "$cases_run" = 0 ]; then
+		set -f
+		for c in $CASES; do
+			case $T in ${c%%:*}) not_ok "CASES: '$c' names no boot of $T"; break ;; esac
+		done
+		set +f
+	fi
+	exit "$failed"
+}

@@ -96,7 +96,7 @@ for shape in ${UPSTREAM_SHAPES:-numa ht}; do
 	fi
 	# The series passes as many cases as the base, at least.
 	[ "$(passed "${series_prs%% \[*}")" -ge "$(passed "${base_prs%% [[(]*}")" ] && r=ok || r=not_ok
-	$r "$shape: test_cpuset_prs.sh: the series passes the cases the base passes (series: $series_prs; base: $base_prs)"
+	$r "$shape: test_cpuset_prs.sh: the series passes as many cases as the base (series: $series_prs; base: $base_prs)"
 	case $series_hp:$base_hp in
 	"exit 0, 0 failed steps":*|"$base_hp:$base_hp") r=ok ;;
 	*) r=not_ok ;;
