@@ -23,9 +23,10 @@ kselftest sh scripts/kselftest.sh
 asym-smt sh tests/asym-smt.sh
 capacity sh tests/capacity.sh
 biglittle sh tests/biglittle.sh
+pseries sh tests/pseries.sh
 upstream sh tests/upstream.sh
 harness sh tests/harness.sh
-debug DEBUG_SUITES= REPORTS=all CASES='debug-reports:kfence debug-reports:kmemleak debug-reports:rcu-stall debugfs-race:* debug-fault-injection:* debug-torture:*' sh scripts/debug.sh"
+debug DEBUG_SUITES= REPORTS=all CASES='debug-reports:clean debug-reports:kasan debug-reports:kfence debug-reports:kmemleak debug-reports:rcu-stall debugfs-race:* debug-fault-injection:* debug-torture:*' sh scripts/debug.sh"
 groups=${FLAKES:-$(echo "$AUDIT" | cut -d' ' -f1)}
 for g in $groups; do
 	echo "$AUDIT" | grep -q "^$g " ||
