@@ -10,7 +10,9 @@
 # the runs it had, how many failed, and the values of the failed runs
 # (what its result line and the first lines of its reason say).  FLAKES
 # names the groups to audit (default: every group of AUDIT).  Each run's
-# outputs and boot logs: build/logs/flakes/run-N/.
+# outputs and boot logs: build/logs/flakes/run-N/.  FLAKES_ADD=1 adds
+# RUNS runs to those already there (RUNS=0: only the table), for an
+# audit longer than one sitting; each run records the commit it ran.
 set -u
 . "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-20}
@@ -34,8 +36,11 @@ for g in $groups; do
 done
 
 FLAKES_DIR=$BUILD/logs/flakes
-rm -rf "$FLAKES_DIR"
+[ "${FLAKES_ADD:-0}" = 1 ] || rm -rf "$FLAKES_DIR"
 mkdir -p "$FLAKES_DIR"
+last=$(ls -d "$FLAKES_DIR"/run-* 2>/dev/null | sed 's/.*run-//' | sort -n | tail -n 1)
+run=$((${last:-0} + 1))
+end=$((run + RUNS - 1))
 # What make check builds, first: the audit times boots, not builds.
 sh "$TOP/scripts/build.sh" > "$FLAKES_DIR/build.out" 2>&1 ||
 	{ cat "$FLAKES_DIR/build.out"; die "the build failed"; }
@@ -49,15 +54,15 @@ while [ "$i" -lt "${FLAKE_LOAD:-1}" ]; do
 	load="$load $!"
 	i=$((i + 1))
 done
-say "# flakes: $RUNS runs of: $(echo $groups); load: ${FLAKE_LOAD:-1} busy loop(s)"
+say "# flakes: runs $run to $end of: $(echo $groups); load: ${FLAKE_LOAD:-1} busy loop(s)"
 
-run=1
-while [ "$run" -le "$RUNS" ]; do
+while [ "$run" -le "$end" ]; do
+	mkdir -p "$FLAKES_DIR/run-$run"
+	git -C "$TOP" describe --always --dirty > "$FLAKES_DIR/run-$run/commit"
 	for g in $groups; do
 		cmd=$(echo "$AUDIT" | sed -n "s/^$g //p")
 		t0=$(date +%s)
 		out=$FLAKES_DIR/run-$run/$g.out
-		mkdir -p "$FLAKES_DIR/run-$run"
 		# A group that ends without a result line of its own fails too.
 		(cd "$TOP" && export LOGS="$FLAKES_DIR/run-$run" CHECK_TIMES="$FLAKES_DIR/run-$run/times.txt" &&
 			eval "$cmd") > "$out" 2>&1 ||
@@ -73,6 +78,7 @@ done
 # parentheses with a digit, and the numbers standing alone, which go to
 # the values; a failure's values are followed by the first two lines of
 # its reason.  Every run's values of each check: build/logs/flakes/values.txt.
+say "# flakes: the runs' commits: $(cat "$FLAKES_DIR"/run-*/commit 2>/dev/null | sort | uniq -c | tr -s ' \n' ' ')"
 say "# flakes: runs, failures, check: the values of the failed runs"
 for f in "$FLAKES_DIR"/run-*/*.out; do
 	awk '/^(not )?ok - / { res = /^ok/ ? "ok" : "fail"; line = $0; sub(/^(not )?ok - /, "", line)
