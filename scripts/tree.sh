@@ -28,18 +28,38 @@ fi
 dl=$BUILD/dl
 mkdir -p "$dl"
 
-# fetch_deb VERSION: download the source package into $dl.
+# fetch_deb VERSION [APT_OPTION...]: download the source package into $dl.
 fetch_deb() {
-	(cd "$dl" && apt-get download -q "$BASE_PACKAGE=$1" >/dev/null 2>&1)
+	v=$1
+	shift
+	(cd "$dl" && apt-get "$@" download -q "$BASE_PACKAGE=$v" >/dev/null 2>&1)
+}
+
+# Debian 12 serves linux-source-6.12 from bookworm-security, a suite that
+# a system made by debootstrap does not list: fetch_security VERSION reads
+# that suite through a list of our own in $dl, and leaves the system's apt
+# configuration and caches as they are.
+fetch_security() {
+	mkdir -p "$dl/apt/lists/partial"
+	echo "deb http://deb.debian.org/debian-security bookworm-security main" > "$dl/apt/sources.list"
+	set -- "$1" -o Dir::Etc::SourceList="$dl/apt/sources.list" \
+		-o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists="$dl/apt/lists" \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+	[ "$(id -u)" != 0 ] || set -- "$@" -o APT::Sandbox::User=root
+	v=$1
+	shift
+	apt-get "$@" update -qq && fetch_deb "$v" "$@" &&
+		say "tree: $BASE_PACKAGE $v from bookworm-security, which apt's sources do not list"
 }
 
 version=$BASE_VERSION
 deb=$dl/${BASE_PACKAGE}_$(echo "$version" | sed 's/:/%3a/')_all.deb
 if [ ! -f "$deb" ]; then
-	fetch_deb "$version" || { apt-get update -qq; fetch_deb "$version"; } || {
+	fetch_deb "$version" || { apt-get update -qq; fetch_deb "$version"; } ||
+		fetch_security "$version" || {
 		version=$(apt-cache policy "$BASE_PACKAGE" | sed -n 's/^ *Candidate: //p')
 		[ -n "$version" ] && [ "$version" != "(none)" ] ||
-			die "no $BASE_PACKAGE package available"
+			die "no $BASE_PACKAGE package available (Debian 12 serves it from bookworm-security)"
 		say "tree: WARNING: $BASE_PACKAGE $BASE_VERSION is no longer served;" \
 		    "falling back to the newest, $version"
 		fetch_deb "$version"
