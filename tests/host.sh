@@ -144,8 +144,8 @@ if boot pinned host "sched_verbose $FORCE" "$run"; then
 	# time, the confidence rule's two terms).  Printed, not asserted: a
 	# burst of host load between the dirty and the re-touch phases makes a
 	# migrated run slower in one program and not in the other (kernel 240
-	# us, twin 70 us, bound 265 us on a fresh machine; in 20 runs of make
-	# check-flakes the kernel's median left the bound in N).  What is
+	# us, twin 70 us, bound 265 us on a fresh machine; asserted, it failed
+	# 3 of 12 loaded runs of make check-flakes).  What is
 	# asserted is that each timed every level three times.
 	costs=$( {
 		klog | awk -v src=kernel -v first=boot -v run=1 -v pfx='\\] ' "$CALIBRATION_LINES"
