@@ -174,11 +174,15 @@ if boot up up "$FORCE" 'mc-wait'; then
 		has '\] migration cost: not calibrated: no topology level to cross$'
 fi
 
-# A recalibration killed by a signal keeps every value and says so.
+# A recalibration killed by a signal keeps every value and says so: killed
+# half a second after the state says it runs (a kill before the write
+# began, under load, would interrupt nothing).
 if boot signal numa "sched_verbose migration_cost=MC:300 migration_budget_ms=60000" '
 	mc-wait >/dev/null; sched-domains > /tmp/before
 	sh -c "echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate" & pid=$!
-	sleep 1; kill -9 $pid; wait $pid
+	n=0; until [ "$(cat /sys/kernel/debug/sched/migration_cost/state)" = running ] || [ $n = 100 ]; do
+		sleep 0.1; n=$((n + 1)); done
+	sleep 0.5; kill -9 $pid; wait $pid
 	mc-wait; sched-domains > /tmp/after
 	echo "-- values: $(cmp -s /tmp/before /tmp/after && echo same || echo changed)"'; then
 	check "signal: the state says interrupted" out_has 'interrupted: values kept'

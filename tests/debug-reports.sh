@@ -28,7 +28,7 @@ provoked() {
 		klog | grep -m1 -oE -- "$report" | sed 's/^/  /'
 		return
 	fi
-	not_ok "$name: boot status $rc (want 125), report /$report/ $(has "$report" && echo found || echo missing) (${LOG#$TOP/})"
+	not_ok "$name: the boot fails with its report /$report/ (status $rc, want 125; the report $(has "$report" && echo found || echo missing); ${LOG#$TOP/})"
 	klog | grep -m 3 -E -- "$KERNEL_REPORTS" | sed 's/^/  /'
 }
 
