@@ -83,8 +83,8 @@ cut=$(ls -d "$FLAKES_DIR"/run-* 2>/dev/null | grep -vxF "$runs" | sed 's|.*/||' 
 
 
 # The table.  A check is its result line without its values: what is in
-# parentheses with a digit, and the numbers standing alone, which go to
-# the values; a failure's values are followed by the first two lines of
+# parentheses with a digit, the numbers standing alone and NAME=numbers,
+# which go to the values; a failure's values are followed by the first two lines of
 # its reason.  A check missing from runs of its group (cut off by a crash)
 # says in how many.  Every run's values of each check: values.txt.
 say "# flakes: $(echo $runs | wc -w) runs; their commits: $(for r in $runs; do cat "$r/commit" 2>/dev/null || echo unrecorded; done | sort | uniq -c | tr -s ' \n' ' ')"
@@ -102,7 +102,9 @@ for f in $(for r in $runs; do ls "$r"/*.out; done); do
 		if (d) key = key substr(line, start)
 		n = split(key, w, " "); key = ""
 		for (i = 1; i <= n; i++) {
-			if (w[i] ~ /^[0-9][0-9.]*[,;:]?$/) { val = val " " w[i]; gsub(/[0-9.]+/, "#", w[i]) }
+			# and NAME=VALUE words whose value is a number or LEVEL:number list.
+			if (w[i] ~ /^[0-9][0-9.]*[,;:]?$/ || w[i] ~ /^[a-z_]+=([A-Z]+:)?[0-9]/) {
+				val = val " " w[i]; gsub(/[0-9.]+/, "#", w[i]) }
 			key = key (i > 1 ? " " : "") w[i] }
 		gsub(/ +,/, ",", key); sub(/ +$/, "", key); why = 2
 		print res "\t" key "\t" val "\t" grp "\t" run; next }
