@@ -122,7 +122,7 @@ done | awk -F '\t' -v all="$FLAKES_DIR/values.txt" '
 		printf "%3d %3d  %s%s%s\n", runs[k], fails[k], k, miss ? " (missing from " miss " runs of " grp[k] ")" : "",
 			fails[k] - miss ? ": " substr(vals[k], 1, 600) : ""
 		if (k in seen) print k ":" seen[k] > all }
-		bad = 0; for (k in fails) bad++; exit bad > 0 }'
+		bad = 0; for (k in fails) bad += fails[k] > 0; exit bad > 0 }'
 rc=$?
 
 # The boots with the least room under their timeout: the longest of each
