@@ -81,12 +81,12 @@ runs=$(ls -d "$FLAKES_DIR"/run-*/ended 2>/dev/null | sed 's|/ended$||')
 cut=$(ls -d "$FLAKES_DIR"/run-* 2>/dev/null | grep -vxF "$runs" | sed 's|.*/||' | tr '\n' ' ')
 [ -z "$cut" ] || say "# flakes: left out, did not end: $cut"
 
-
 # The table.  A check is its result line without its values: what is in
 # parentheses with a digit, the numbers standing alone and NAME=numbers,
-# which go to the values; a failure's values are followed by the first two lines of
-# its reason.  A check missing from runs of its group (cut off by a crash)
-# says in how many.  Every run's values of each check: values.txt.
+# which go to the values; a failure's values are followed by the first two
+# lines of its reason.  A check missing from runs of its group (cut off by
+# a crash) fails in those runs.  Every run's values of each check:
+# values.txt.
 say "# flakes: $(echo $runs | wc -w) runs; their commits: $(for r in $runs; do cat "$r/commit" 2>/dev/null || echo unrecorded; done | sort | uniq -c | tr -s ' \n' ' ')"
 say "# flakes: runs, failures, check: the values of the failed runs"
 for f in $(for r in $runs; do ls "$r"/*.out; done); do

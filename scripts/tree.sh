@@ -40,16 +40,15 @@ fetch_deb() {
 # that suite through a list of our own in $dl, and leaves the system's apt
 # configuration and caches as they are.
 fetch_security() {
+	security_version=$1
 	mkdir -p "$dl/apt/lists/partial"
 	echo "deb http://deb.debian.org/debian-security bookworm-security main" > "$dl/apt/sources.list"
-	set -- "$1" -o Dir::Etc::SourceList="$dl/apt/sources.list" \
+	set -- -o Dir::Etc::SourceList="$dl/apt/sources.list" \
 		-o Dir::Etc::SourceParts=/nonexistent -o Dir::State::Lists="$dl/apt/lists" \
 		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
 	[ "$(id -u)" != 0 ] || set -- "$@" -o APT::Sandbox::User=root
-	v=$1
-	shift
-	apt-get "$@" update -qq && fetch_deb "$v" "$@" &&
-		say "tree: $BASE_PACKAGE $v from bookworm-security, which apt's sources do not list"
+	apt-get "$@" update -qq && fetch_deb "$security_version" "$@" &&
+		say "tree: $BASE_PACKAGE $security_version from bookworm-security, which apt's sources do not list"
 }
 
 version=$BASE_VERSION
