@@ -26,7 +26,7 @@ export ARCH ARCHES SHAPE APPEND APPEND_GIVEN RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check check-debug check-flakes lint kunit kselftest scenarios debug bench bench-smt hotpath \
+	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt hotpath \
 	bench-calibration bench-schedstats clean
 
 help:
@@ -45,6 +45,8 @@ help:
 	@echo "make check-debug  the debug kernels of every arch (KASAN, lockdep, UBSAN,"
 	@echo "                KFENCE, ...), longer torture, the kernel's own cpuset and"
 	@echo "                hotplug tests on biglittle and pseries, base vs series"
+	@echo "make check-configs  build the series in the configurations of"
+	@echo "                kconfig/matrix, as a 0-day bot: no warning, no new W=1 one"
 	@echo "make check-flakes  rerun the checks that depend on timing RUNS=20 times"
 	@echo "                under load; runs and failures per check"
 	@echo "make kunit | kselftest | scenarios | debug | lint   one stage of make check"
@@ -117,12 +119,18 @@ lint:
 # of every report class (make check provokes KASAN's), the upstream tests
 # on the arm64 and ppc64le shapes, the negative controls of the upstream
 # and asym-smt tests against a booted base kernel, not its recorded
-# results, and lint's build of each patch on its own.
+# results, lint's build of each patch on its own and the configuration
+# matrix.
 check-debug:
-	@CHECK_STAGES="build debug upstream asym-smt lint" LINT=builds REPORTS=all \
+	@CHECK_STAGES="build debug upstream asym-smt lint configs" LINT=builds REPORTS=all \
 		DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 \
 		UPSTREAM_BASE=boot ASYM_SMT_BASE=boot \
 		UPSTREAM_SHAPES="numa ht biglittle pseries" sh $(S)/check.sh
+
+# The configurations a 0-day build bot would try (kconfig/matrix): the
+# series builds in each with no warning and no new W=1 warning.
+check-configs:
+	@sh $(S)/configs.sh
 
 # The flake audit: the boots whose checks depend on timing, load or
 # sampling, RUNS times each (default 20) under FLAKE_LOAD busy loops

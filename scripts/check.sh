@@ -9,8 +9,8 @@
 # build/logs/check.ktap, as KTAP (kunit.py parse reads it).  Exit status 1
 # on any failure.
 # make check-debug runs the stages CHECK_STAGES names instead: build, then
-# debug, upstream, asym-smt and lint with the settings the Makefile gives
-# them.
+# debug, upstream, asym-smt, lint and configs (scripts/configs.sh) with the
+# settings the Makefile gives them.
 set -u
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$BUILD/logs"

@@ -3,14 +3,14 @@
 #
 # Build the guest kernel out of tree: kernel.sh ARCH [SRCDIR OBJDIR [FRAGMENTS]]
 # Default: build/linux into build/ARCH, with kconfig/{common,ARCH,series}.config
-# merged onto tinyconfig, then the fragments KCONFIG_EXTRA names (paths,
-# relative to the top directory or absolute).  The .config is only replaced
-# when its content changes, so a rebuild with nothing changed compiles
-# nothing.
+# (FRAGMENTS given, even empty: kconfig/NAME.config for each NAME) merged
+# onto tinyconfig, then the fragments KCONFIG_EXTRA names (paths, relative
+# to the top directory or absolute).  The .config is only replaced when its
+# content changes, so a rebuild with nothing changed compiles nothing.
 set -eu
 . "$(dirname "$0")/lib.sh"
 build_args "$@"
-frags=${4:-"common $arch series"}
+frags=${4-"common $arch series"}
 extra=
 for f in ${KCONFIG_EXTRA:-}; do
 	case $f in /*) ;; *) f=$TOP/$f ;; esac
@@ -37,22 +37,20 @@ kmake() {
 # assemble_config: tinyconfig with the fragments merged, in $cfg.
 assemble_config() {
 	kmake O="$cfg" tinyconfig >/dev/null
-	# series.config lists options the series adds: a tree without them
-	# (the base, or a patch of the series before the one adding an
-	# option) is built without them.
-	files=
-	for f in $frags; do
-		if [ "$f" = series ]; then
-			grep '^CONFIG_' "$TOP/kconfig/series.config" | while IFS== read -r sym val; do
-				grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$src" &&
-					echo "$sym=$val" || true
-			done > "$cfg/series.config"
-			files="$files $cfg/series.config"
-		else
-			files="$files $TOP/kconfig/$f.config"
-		fi
+	# series.config lists the options the series adds: a tree without
+	# one (the base, or a patch of the series before the one adding it)
+	# is built without it, whichever fragment asks for it.
+	missing=$(grep -o '^CONFIG_[A-Z0-9_]*' "$TOP/kconfig/series.config" | while read -r sym; do
+		grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$src" || echo "$sym"
+	done)
+	files= n=0
+	for f in $(for f in $frags; do echo "$TOP/kconfig/$f.config"; done)$extra; do
+		n=$((n + 1))
+		awk -v missing="$(echo $missing)" 'BEGIN { n = split(missing, m); for (i = 1; i <= n; i++) drop[m[i]] }
+			{ sym = $0; sub(/^# /, "", sym); sub(/[= ].*/, "", sym) } !(sym in drop)' \
+			"$f" > "$cfg/fragment-$n.config"
+		files="$files $cfg/fragment-$n.config"
 	done
-	files="$files$extra"
 	(cd "$cfg" && "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" $files >/dev/null)
 	kmake O="$cfg" olddefconfig >/dev/null
 
