@@ -85,13 +85,15 @@ cut=$(ls -d "$FLAKES_DIR"/run-* 2>/dev/null | grep -vxF "$runs" | sed 's|.*/||' 
 # parentheses with a digit, the numbers standing alone and NAME=numbers,
 # which go to the values; a failure's values are followed by the first two
 # lines of its reason.  A check missing from runs of its group (cut off by
-# a crash) fails in those runs.  Every run's values of each check:
-# values.txt.
+# a crash) fails in those runs; only in runs of the commits it ran under,
+# so that a check added or renamed by a later commit is not a failure of
+# the runs before it (a crash there fails its group's exit line anyway).
+# Every run's values of each check: values.txt.
 say "# flakes: $(echo $runs | wc -w) runs; their commits: $(for r in $runs; do cat "$r/commit" 2>/dev/null || echo unrecorded; done | sort | uniq -c | tr -s ' \n' ' ')"
 say "# flakes: runs, failures, check: the values of the failed runs"
 for f in $(for r in $runs; do ls "$r"/*.out; done); do
 	g=${f##*/}
-	awk -v grp="${g%.out}" -v run="${f%/*}" '/^(not )?ok - / { res = /^ok/ ? "ok" : "fail"; line = $0; sub(/^(not )?ok - /, "", line)
+	awk -v grp="${g%.out}" -v run="${f%/*}" -v commit="$(cat "${f%/*}/commit" 2>/dev/null)" '/^(not )?ok - / { res = /^ok/ ? "ok" : "fail"; line = $0; sub(/^(not )?ok - /, "", line)
 		# Each outermost (...) with a digit in it goes to the values.
 		key = ""; val = ""; d = 0
 		for (i = 1; i <= length(line); i++) { c = substr(line, i, 1)
@@ -107,17 +109,20 @@ for f in $(for r in $runs; do ls "$r"/*.out; done); do
 				val = val " " w[i]; gsub(/[0-9.]+/, "#", w[i]) }
 			key = key (i > 1 ? " " : "") w[i] }
 		gsub(/ +,/, ",", key); sub(/ +$/, "", key); why = 2
-		print res "\t" key "\t" val "\t" grp "\t" run; next }
+		print res "\t" key "\t" val "\t" grp "\t" run "\t" commit; next }
 	/^  / && res == "fail" && why-- > 0 { sub(/^ +/, ""); print "why\t\t" $0; next }
 	{ res = "" }' "$f"
 done | awk -F '\t' -v all="$FLAKES_DIR/values.txt" '
 	$1 == "why" { if (last != "") vals[last] = vals[last] " | " $3; next }
 	{ k = $2; if (!(k in runs)) order[++n] = k; runs[k]++; last = ""; grp[k] = $4
-	  if (!(($4, $5) in grun)) { grun[$4, $5]; gruns[$4]++ }
-	  if (!((k, $5) in krun)) { krun[k, $5]; kruns[k]++ }
+	  if (!(($4, $5) in grun)) { grun[$4, $5]; gruns[$4, $6]++ }
+	  if (!((k, $5) in krun)) { krun[k, $5]; kruns[k, $6]++ }
+	  if (!((k, $6) in kcommit)) { kcommit[k, $6]; commits[k] = commits[k] SUBSEP $6 }
 	  if ($3 != "") seen[k] = seen[k] (seen[k] == "" ? "" : ";") $3
 	  if ($1 == "fail") { fails[k]++; last = k; vals[k] = vals[k] (vals[k] == "" ? "" : "; ") "[" $3 "]" } }
-	END { for (i = 1; i <= n; i++) { k = order[i]; miss = gruns[grp[k]] - kruns[k]
+	END { for (i = 1; i <= n; i++) { k = order[i]; miss = 0
+		nc = split(substr(commits[k], 2), c, SUBSEP)
+		for (j = 1; j <= nc; j++) miss += gruns[grp[k], c[j]] - kruns[k, c[j]]
 		if (miss) fails[k] += miss
 		printf "%3d %3d  %s%s%s\n", runs[k], fails[k], k, miss ? " (missing from " miss " runs of " grp[k] ")" : "",
 			fails[k] - miss ? ": " substr(vals[k], 1, 600) : ""
