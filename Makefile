@@ -26,7 +26,7 @@ export ARCH ARCHES SHAPE APPEND APPEND_GIVEN RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt hotpath \
+	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt bench-shared hotpath \
 	bench-calibration bench-schedstats clean
 
 help:
@@ -54,6 +54,8 @@ help:
 	@echo "make bench      patched vs base: boot, calibration, hackbench; then"
 	@echo "                bench-schedstats: task_hot's refusals per level, in schedstats"
 	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
+	@echo "make bench-shared  work per second on cores that really share (SHAPES=hybrid-shared"
+	@echo "                smt4-shared): base vs the series with the measured SMT table"
 	@echo "make hotpath    what the SMT capacity's static key costs when off (x86_64)"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
@@ -146,6 +148,11 @@ bench-schedstats: kernel initramfs
 
 bench-smt: kernel initramfs
 	@sh $(S)/bench-smt.sh
+
+# arm64 shapes, whatever ARCH says.
+bench-shared: override ARCH := arm64
+bench-shared: kernel initramfs
+	@sh $(S)/bench-shared.sh
 
 hotpath: tree
 	@sh $(S)/hotpath.sh

@@ -27,7 +27,16 @@
 # so that a migration in the guest is a migration on the host, with its
 # real cache misses.  The binding, as the host reports it afterwards, is
 # kept in the log's .pins file.  QEMU's other threads (main loop, I/O)
-# stay where the host puts them.
+# stay where the host puts them.  A shape's SHAPE_CAP lists a share of its
+# host CPU per vCPU, in percent: each vCPU thread under 100 gets a cgroup
+# of its own whose CPU bandwidth (cgroup v1 cpu.cfs_quota_us over a 10 ms
+# cpu.cfs_period_us) is that share, a core that is really that small.
+# SHAPE_CAP_CORES, "VCPU,VCPU,...:SHARE ...", puts the cgroups of a core's
+# vCPU threads into one capped at SHARE percent of a CPU (over 100 where
+# they run on several host CPUs): what a second busy thread adds to the
+# core is what SHARE leaves beyond one thread's own cap, as SMT threads
+# share a core's execution units.  The .pins lines say what the cgroups
+# hold.  The cgroups go with the boot.
 set -eu
 . "$(dirname "$0")/lib.sh"
 shape=${1:?usage: boot.sh SHAPE APPEND RUN}
@@ -46,7 +55,7 @@ name=${NAME:-$shape-$(date +%Y%m%d-%H%M%S)-$$}
 log=$logs/$name.log
 work=$(mktemp -d "$logs/.boot.XXXXXX")
 started=$(date +%s)
-trap 'rm -rf "$work"; time_note $(($(date +%s) - started)) "boot: $name ($shape, timeout ${TIMEOUT:-300} s)"' EXIT
+trap '[ -z "${caps:-}" ] || rmdir "$caps"-core*/vcpu* "$caps"-* 2>/dev/null || :; rm -rf "$work"; time_note $(($(date +%s) - started)) "boot: $name ($shape, timeout ${TIMEOUT:-300} s)"' EXIT
 
 if [ "${INTERACTIVE:-0}" = 1 ]; then
 	say "boot: $shape, on this terminal (no log; Ctrl-a x quits QEMU)" >&2
@@ -96,6 +105,59 @@ if [ -n "$pin" ]; then
 	set -- "$@" -S -name "$shape,debug-threads=on" -pidfile "$work/qemu.pid"
 fi
 
+# cap_cgroup DIR SHARE: make the cgroup DIR, capped at SHARE percent of a
+# CPU (none for 0) over a 10 ms period.
+cap_cgroup() {
+	mkdir "$1" && echo 10000 > "$1/cpu.cfs_period_us" || return 1
+	[ "$2" = 0 ] || echo $(($2 * 100)) > "$1/cpu.cfs_quota_us"
+}
+
+# quota DIR: a cgroup's CPU bandwidth, "QUOTA/PERIOD" in microseconds.
+quota() { echo "$(cat "$1/cpu.cfs_quota_us")/$(cat "$1/cpu.cfs_period_us")"; }
+
+# cap_vcpu VCPU TID: put the thread TID of vCPU VCPU into a cgroup of its
+# own, capped at its SHAPE_CAP share, inside its core's if it has one;
+# prints what the cgroups now hold.
+cap_vcpu() {
+	share=$(echo ${cap:-0} | cut -d' ' -f$(($1 + 1)))
+	core=$(echo "$core_of" | awk -v v="$1" '$1 == v { print $2 }')
+	[ "${share:-100}" != 100 ] || share=0
+	[ "$share" != 0 ] || [ -n "$core" ] || return 0
+	g=$caps-vcpu$1
+	[ -z "$core" ] || g=$caps-core$core/vcpu$1
+	cap_cgroup "$g" "$share" && echo "$2" > "$g/tasks" && grep -qx "$2" "$g/tasks" || return 1
+	echo " cap $(quota "$g")${core:+ core $(quota "${g%/*}")} us"
+}
+
+cap=${SHAPE_CAP:-}
+cores=${SHAPE_CAP_CORES:-}
+caps=
+if [ -n "$cap$cores" ]; then
+	[ -n "$pin" ] || die "shape $shape caps its vCPU threads (SHAPE_CAP, SHAPE_CAP_CORES), which UNPINNED=1 would let float"
+	nvcpus=$(echo $pin | wc -w)
+	[ -z "$cap" ] || [ "$(echo $cap | wc -w)" = "$nvcpus" ] ||
+		die "shape $shape: SHAPE_CAP has $(echo $cap | wc -w) shares, SHAPE_PIN $nvcpus CPUs"
+	for share in $cap $(echo "$cores" | tr ' ' '\n' | sed 's/.*://'); do
+		case $share in [1-9] | [1-9][0-9] | [1-9][0-9][0-9] | [1-9][0-9][0-9][0-9]) ;;
+		*) die "shape $shape: share '$share' of SHAPE_CAP or SHAPE_CAP_CORES is not a whole percentage from 1" ;; esac
+	done
+	# "VCPU CORE" per vCPU of a core of SHAPE_CAP_CORES, each vCPU in one.
+	core_of=$(echo "$cores" | tr ' ' '\n' | awk -F: 'NF { n = split($1, v, ","); for (i = 1; i <= n; i++) print v[i], NR - 1 }')
+	[ -z "$core_of" ] || [ -z "$(echo "$core_of" | awk -v n="$nvcpus" '$1 !~ /^[0-9]+$/ || $1 >= n || seen[$1]++')" ] ||
+		die "shape $shape: SHAPE_CAP_CORES '$cores' names a vCPU twice or one that is not there"
+	# The cgroup v1 hierarchy of the cpu controller, if it has bandwidth
+	# control and this user may make cgroups in it.
+	caps=$(awk '$3 == "cgroup" && $4 ~ /(^|,)cpu(,|$)/ { print $2; exit }' /proc/mounts)
+	[ -n "$caps" ] && [ -f "$caps/cpu.cfs_quota_us" ] && [ -w "$caps" ] ||
+		die "shape $shape caps vCPU threads by CPU bandwidth, which needs the cgroup v1 cpu controller with cpu.cfs_quota_us, writable by this user: $( [ -n "$caps" ] && echo "$caps is not" || echo "/proc/mounts has none") (cgroup v2's cpu.max is not supported)"
+	caps=$caps/qemu-boot-$$
+	i=0
+	for c in $cores; do
+		cap_cgroup "$caps-core$i" "${c#*:}" || die "shape $shape: could not make the cgroup $caps-core$i"
+		i=$((i + 1))
+	done
+fi
+
 # pin_vcpus: bind each vCPU thread of the paused QEMU to its host CPU, then
 # let the guest run.  Fails if QEMU does not show every vCPU within 30 s.
 pin_vcpus() {
@@ -116,8 +178,10 @@ pin_vcpus() {
 		c=$(echo $pin | cut -d' ' -f$((v + 1)))
 		[ -n "$c" ] || return 1
 		taskset -pc "$c" "$tid" >/dev/null || return 1
+		capped=
+		[ -z "$caps" ] || capped=$(cap_vcpu "$v" "$tid") || return 1
 		# What the host scheduler now says, not what was asked.
-		echo "vCPU $v thread $tid host CPU $c affinity $(taskset -pc "$tid" | sed 's/.*: //')"
+		echo "vCPU $v thread $tid host CPU $c affinity $(taskset -pc "$tid" | sed 's/.*: //')$capped"
 	done | sort -n -k2 > "$log.pins"
 	[ "$(wc -l < "$log.pins")" = "$(echo $pin | wc -w)" ] || return 1
 	monitor cont

@@ -40,6 +40,54 @@ load_shape() {
 	. "$TOP/shapes/$1"
 }
 
+# host_cpus: the host CPUs this harness may use (online and in its
+# affinity, as cpusets leave it), one line each: package, core (the first
+# CPU of core_cpus_list: unique where core_id is not, as on arm64), CPU;
+# in that order.
+host_cpus() {
+	_allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr ',' '\n' |
+		awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }')
+	for _c in /sys/devices/system/cpu/cpu[0-9]*; do
+		[ "$(cat "$_c/online" 2>/dev/null || echo 1)" = 1 ] || continue
+		echo "$_allowed" | grep -qx "${_c##*cpu}" || continue
+		_core=$(cat "$_c/topology/core_cpus_list" 2>/dev/null ||
+			cat "$_c/topology/thread_siblings_list")
+		echo "$(cat "$_c/topology/physical_package_id") ${_core%%[-,]*} ${_c##*cpu}"
+	done | sort -n -k1,1 -k2,2 -k3,3
+	unset _allowed _c _core
+}
+
+# host_core_cpus: one CPU of each host core host_cpus lists, the first, so
+# that vCPUs bound to different ones share no execution units.
+host_core_cpus() {
+	host_cpus | awk '!seen[$1 " " $2]++ { print $3 }'
+}
+
+# bandwidth_hybrid GAIN: the CPUs of an arm64 shape (SHAPE_QEMU, SHAPE_PIN,
+# SHAPE_CAP, SHAPE_CAP_CORES, SHAPE_DT_*) for a hybrid made of CPU
+# bandwidth (scripts/boot.sh), per pair of host cores: one big core of 2
+# threads, one on each host CPU, each capped at 40% of it and the two
+# together at 40% * (100 + GAIN) / 100, so that a second busy thread adds
+# GAIN% to its core, as SMT threads add what the units the first leaves
+# idle give; and 2 single-thread small cores, one on each host CPU,
+# capped at 18%, 0.45 of a big thread (capacity 460).  A host CPU then
+# gives the guest 58% of its time at most: room for QEMU's own threads.
+bandwidth_hybrid() {
+	_host=$(host_core_cpus)
+	_pairs=$(($(echo "$_host" | wc -l) / 2))
+	[ "$_pairs" -ge 1 ] || die "a hybrid of CPU bandwidth needs 2 host cores, this host lets the harness use $(echo "$_host" | wc -l)"
+	_host=$(echo "$_host" | head -n $((2 * _pairs)) | tr '\n' ' ')
+	SHAPE_PIN="$_host$_host"
+	SHAPE_CAP=$(echo "$_host" | awk '{ for (i = 1; i <= NF; i++) printf "40 "; for (i = 1; i <= NF; i++) printf "18 " }')
+	SHAPE_CAP_CORES=$(awk -v p="$_pairs" -v g="$1" 'BEGIN { for (i = 0; i < p; i++) printf "%d,%d:%d ", 2 * i, 2 * i + 1, 40 * (100 + g) / 100 }')
+	SHAPE_DT_THREADS=$(awk -v p="$_pairs" 'BEGIN { for (i = 0; i < p; i++) printf "2 "; for (i = 0; i < 2 * p; i++) printf "1 " }')
+	SHAPE_DT_CAPACITY=$(awk -v p="$_pairs" 'BEGIN { for (i = 0; i < 2 * p; i++) printf "1024 "; for (i = 0; i < 2 * p; i++) printf "%d ", 1024 * 18 / 40 }')
+	SHAPE_DT_L2_SIZE=1048576
+	# QEMU's GICv2 takes 8 CPUs at most.
+	SHAPE_QEMU="-cpu cortex-a57 $([ "$_pairs" -le 2 ] || echo "-M gic-version=3") -smp $((4 * _pairs)),clusters=1,cores=$((4 * _pairs)),threads=1 -m 1G"
+	unset _host _pairs
+}
+
 # build_args ARCH [SRCDIR OBJDIR]: set arch, src and obj (absolute paths)
 # for a build step; the defaults are build/linux and build/ARCH.
 # A new OBJDIR is a link to SRCDIR/obj-NAME: with its objects in a
