@@ -29,7 +29,7 @@
 # kept in the log's .pins file.  QEMU's other threads (main loop, I/O)
 # stay where the host puts them.  A shape's SHAPE_CAP lists a share of its
 # host CPU per vCPU, in percent: each vCPU thread under 100 gets a cgroup
-# of its own whose CPU bandwidth (cgroup v1 cpu.cfs_quota_us over a 10 ms
+# of its own whose CPU bandwidth (cgroup v1 cpu.cfs_quota_us over a 20 ms
 # cpu.cfs_period_us) is that share, a core that is really that small.
 # SHAPE_CAP_CORES, "VCPU,VCPU,...:SHARE ...", puts the cgroups of a core's
 # vCPU threads into one capped at SHARE percent of a CPU (over 100 where
@@ -106,10 +106,13 @@ if [ -n "$pin" ]; then
 fi
 
 # cap_cgroup DIR SHARE: make the cgroup DIR, capped at SHARE percent of a
-# CPU (none for 0) over a 10 ms period.
+# CPU (none for 0) over a period of 20 ms: the host hands a cgroup's quota
+# to its CPUs in slices of 5 ms (sched_cfs_bandwidth_slice_us), which in a
+# 10 ms period leave part of a core's quota unused (its two threads, each
+# capped at 4 ms of 10, did 5.7 ms together where 6.4 were allowed).
 cap_cgroup() {
-	mkdir "$1" && echo 10000 > "$1/cpu.cfs_period_us" || return 1
-	[ "$2" = 0 ] || echo $(($2 * 100)) > "$1/cpu.cfs_quota_us"
+	mkdir "$1" && echo 20000 > "$1/cpu.cfs_period_us" || return 1
+	[ "$2" = 0 ] || echo $(($2 * 200)) > "$1/cpu.cfs_quota_us"
 }
 
 # quota DIR: a cgroup's CPU bandwidth, "QUOTA/PERIOD" in microseconds.

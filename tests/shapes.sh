@@ -24,9 +24,9 @@ for f in "$TOP"/shapes/*; do
 	want=$(echo "$SHAPE_PIN" | awk -v cap="${SHAPE_CAP:-}" -v cores="${SHAPE_CAP_CORES:-}" '{
 		split(cap, c, " "); n = split(cores, g, " ")
 		for (i = 1; i <= n; i++) { split(g[i], f, ":"); m = split(f[1], v, ",")
-			for (j = 1; j <= m; j++) core[v[j]] = f[2] * 100 "/10000" }
-		for (i = 1; i <= NF; i++) { own = c[i] == "" || c[i] >= 100 ? "" : c[i] * 100 "/10000"
-			if (i - 1 in core && own == "") own = "-1/10000"
+			for (j = 1; j <= m; j++) core[v[j]] = f[2] * 200 "/20000" }
+		for (i = 1; i <= NF; i++) { own = c[i] == "" || c[i] >= 100 ? "" : c[i] * 200 "/20000"
+			if (i - 1 in core && own == "") own = "-1/20000"
 			printf "%d %s%s%s;", i - 1, $i, own == "" ? "" : " cap " own, i - 1 in core ? " core " core[i - 1] : "" } }')
 	got=$(awk '{ printf "%s %s", $2, $9; for (i = 10; i < NF; i++) printf " %s", $i; printf ";" }' "$LOG.pins" 2>/dev/null)
 	check "$shape: vCPU threads bound and capped as the shape says ($got)" [ "$got" = "$want" ]
