@@ -36,7 +36,7 @@ for shape in $shapes; do
 	measured=$(sed -n 's/^smt_capacity=//p' "$out/$shape-table")
 	[ -n "$measured" ] || die "bench-shared: smt-capacity printed no table on $shape: $out/$shape-table"
 	threads=$(echo "$measured" | tr ',' '\n' | wc -l)
-	nogain=$(awk -v n="$threads" 'BEGIN { for (i = 1; i <= n; i++) printf "%s1024", i > 1 ? "," : "" }')
+	nogain=$(awk -v n="$threads" 'BEGIN { for (i = 1; i <= n; i++) printf "%s1024", (i > 1 ? "," : "") }')
 	say "bench-shared: $shape: $(grep -v '^smt_capacity=' "$out/$shape-table" | tr '\n' ';')"
 	say "bench-shared: $shape: measured smt_capacity=$measured"
 	run="v=\$(grep -c ^processor /proc/cpuinfo); n=1; while [ \$n -le \$v ]; do
