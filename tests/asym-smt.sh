@@ -13,7 +13,8 @@
 # (6.12, the same shape and command line) is the negative control: it
 # takes the largest idle CPU whatever its sibling runs, so it must fail
 # the wakeup where the series passes (CONTROLS).  With the POWER8 table a second thread (+614) beats an
-# idle small core (446), and the series must place tasks so too.
+# idle small core (446), and the series must place tasks so too.  The
+# key that turns the weighing on goes off when the small CPUs go offline.
 # ASYM_SMT_BASE: "recorded" (the default, make check's) reads the base's
 # verdicts from tests/asym-smt.base, which saves building the arm64 base
 # kernel and booting it (8 minutes on 2 cores); "boot" (make check-debug's)
@@ -137,6 +138,23 @@ TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWE
 	check "asym-smt-hybrid series, POWER8 table: asym_smt_test holds for every N and start ($(one_line "$power8"))" \
 		all_pass 10 "$power8"
 }
+# The key that turns the weighing on counts the root domains that need it:
+# off once the small CPUs are offline (no asymmetric capacity left), on
+# again with one of them back.  The series before this check left it on.
+KEY='F=/sys/kernel/debug/sched/smt_capacity; cat $F
+	echo "boot: $(grep active: $F)"
+	for c in 4 5 6 7; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done
+	echo "small CPUs offline: $(grep active: $F)"
+	echo 1 > /sys/devices/system/cpu/cpu4/online
+	echo "CPU 4 online: $(grep active: $F)"'
+boot key asym-smt-hybrid "smt_capacity=$INTEL" "$KEY" && {
+	check "asym-smt-hybrid series: debugfs smt_capacity has the table smt_capacity= gave" \
+		out_has "table: $INTEL (smt_capacity=)"
+	got=$(echo "$OUT" | sed -n 's/^\(boot\|small CPUs offline\|CPU 4 online\): active: //p' | tr '\n' ' ')
+	check "asym-smt-hybrid series: the SMT capacity key at boot, small CPUs offline, one back: $got" \
+		[ "$got" = "on off on " ]
+}
+
 if [ "$mode" = boot ]; then
 	# What to record, and whether the record still says it.
 	printf 'key %s\n%s' "$key" "$live" > "$LOGS/asym-smt.base"
