@@ -140,7 +140,7 @@ TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWE
 }
 # The key that turns the weighing on counts the root domains that need it:
 # off once the small CPUs are offline (no asymmetric capacity left), on
-# again with one of them back.  The series before this check left it on.
+# again with one of them back; a key that is only ever enabled stays on.
 KEY='F=/sys/kernel/debug/sched/smt_capacity; cat $F
 	echo "boot: $(grep active: $F)"
 	for c in 4 5 6 7; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done
