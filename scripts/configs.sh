@@ -20,10 +20,8 @@ mkdir -p "$LOGS"
 # kernel.sh leaves out the series' options that a tree lacks (the base's):
 # the series' own tree must have every one, or a configuration would
 # silently build without it.
-for sym in $(grep -o '^CONFIG_[A-Z0-9_]*' "$TOP/kconfig/series.config"); do
-	grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$SRC" ||
-		die "the tree has no $sym, which kconfig/series.config lists"
-done
+missing=$(series_options_missing "$SRC")
+[ -z "$missing" ] || die "the tree has no $(echo $missing), which kconfig/series.config lists"
 matrix=$TOP/kconfig/matrix
 table=$(grep -v '^#' "$matrix" | awk 'NF')
 for name in ${CONFIGS:-}; do

@@ -40,9 +40,7 @@ assemble_config() {
 	# series.config lists the options the series adds: a tree without
 	# one (the base, or a patch of the series before the one adding it)
 	# is built without it, whichever fragment asks for it.
-	missing=$(grep -o '^CONFIG_[A-Z0-9_]*' "$TOP/kconfig/series.config" | while read -r sym; do
-		grep -rqs --include='Kconfig*' "^config ${sym#CONFIG_}\$" "$src" || echo "$sym"
-	done)
+	missing=$(series_options_missing "$src")
 	files= n=0
 	for f in $(for f in $frags; do echo "$TOP/kconfig/$f.config"; done)$extra; do
 		n=$((n + 1))

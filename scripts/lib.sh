@@ -91,6 +91,14 @@ bandwidth_hybrid() {
 	unset _host _pairs
 }
 
+# series_options_missing TREE: the options kconfig/series.config lists (the
+# series adds them) that no Kconfig file of TREE defines, one per line.
+series_options_missing() {
+	grep -o '^CONFIG_[A-Z0-9_]*' "$TOP/kconfig/series.config" | while read -r _sym; do
+		grep -rqs --include='Kconfig*' "^config ${_sym#CONFIG_}\$" "$1" || echo "$_sym"
+	done
+}
+
 # build_args ARCH [SRCDIR OBJDIR]: set arch, src and obj (absolute paths)
 # for a build step; the defaults are build/linux and build/ARCH.
 # A new OBJDIR is a link to SRCDIR/obj-NAME: with its objects in a
