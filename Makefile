@@ -26,7 +26,7 @@ export ARCH ARCHES SHAPE APPEND APPEND_GIVEN RUN
 S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
-	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt bench-shared hotpath \
+	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt bench-shared bench-wakeup hotpath \
 	bench-calibration bench-schedstats clean
 
 help:
@@ -56,6 +56,8 @@ help:
 	@echo "make bench-smt  patched vs base: ebizzy-like, N = 1..48 on smt8"
 	@echo "make bench-shared  work per second on cores that really share (SHAPES=hybrid-shared"
 	@echo "                smt4-shared): base vs the series with the measured SMT table"
+	@echo "make bench-wakeup  what the SMT capacity costs wakeups: hackbench, pingpong;"
+	@echo "                base vs key off vs key on, and the CPUs the wakeup scans"
 	@echo "make hotpath    what the SMT capacity's static key costs when off (x86_64)"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
@@ -153,6 +155,10 @@ bench-smt: kernel initramfs
 bench-shared: override ARCH := arm64
 bench-shared: kernel initramfs
 	@sh $(S)/bench-shared.sh
+
+bench-wakeup: override ARCH := arm64
+bench-wakeup: kernel initramfs
+	@sh $(S)/bench-wakeup.sh
 
 hotpath: tree
 	@sh $(S)/hotpath.sh

@@ -29,15 +29,13 @@ series=$OBJ/$KIMAGE
 : > "$out/results"
 for shape in $shapes; do
 	# The table of this shape's cores, as the series boots on it.
-	log=$LOGS/bench-shared-$shape-table.log
-	KERNEL=$series NAME="bench-shared-$shape-table" TIMEOUT=900 \
-		sh "$TOP/scripts/boot.sh" "$shape" "" "smt-capacity -S 1 -r 5" > "$out/$shape-table" ||
-		die "bench-shared: the table boot of $shape failed: $log"
-	measured=$(sed -n 's/^smt_capacity=//p' "$out/$shape-table")
-	[ -n "$measured" ] || die "bench-shared: smt-capacity printed no table on $shape: $out/$shape-table"
+	bench_boot "bench-shared-$shape-table" "$shape" "$series" "" "smt-capacity -S 1 -r 5" 900
+	table=$out/bench-shared-$shape-table
+	measured=$(sed -n 's/^smt_capacity=//p' "$table")
+	[ -n "$measured" ] || die "bench-shared: smt-capacity printed no table on $shape: $table"
 	threads=$(echo "$measured" | tr ',' '\n' | wc -l)
 	nogain=$(awk -v n="$threads" 'BEGIN { for (i = 1; i <= n; i++) printf "%s1024", (i > 1 ? "," : "") }')
-	say "bench-shared: $shape: $(grep -v '^smt_capacity=' "$out/$shape-table" | tr '\n' ';')"
+	say "bench-shared: $shape: $(grep -v '^smt_capacity=' "$table" | tr '\n' ';')"
 	say "bench-shared: $shape: measured smt_capacity=$measured"
 	run="v=\$(grep -c ^processor /proc/cpuinfo); n=1; while [ \$n -le \$v ]; do
 		ebizzy -t \$n -S $secs; run-sleep -t \$n -S $secs; n=\$((n + 1)); done"
@@ -46,13 +44,11 @@ for shape in $shapes; do
 		printf '%s\n' "base:$BASE_IMAGE:" "measured:$series:smt_capacity=$measured" \
 			"nogain:$series:smt_capacity=$nogain" |
 		while IFS=: read -r name kernel args; do
-			log=$LOGS/bench-shared-$shape-$name-$r.log
-			KERNEL=$kernel NAME="bench-shared-$shape-$name-$r" TIMEOUT=1800 \
-				sh "$TOP/scripts/boot.sh" "$shape" "$args" "$run" > "$out/$shape-$name-$r" ||
-				die "bench-shared: $shape $name boot $r failed: $log"
+			boot=bench-shared-$shape-$name-$r
+			bench_boot "$boot" "$shape" "$kernel" "$args" "$run" 1800
 			# SHAPE KERNEL ROUND WORKLOAD N WORK_PER_S
 			sed -n 's/^\(ebizzy\|run-sleep\) threads=\([0-9]*\) [a-z_]*=\([0-9.]*\).*/\1 \2 \3/p' \
-				"$out/$shape-$name-$r" | awk -v p="$shape $name $r" '{ print p, $0 }'
+				"$out/$boot" | awk -v p="$shape $name $r" '{ print p, $0 }'
 		done >> "$out/results"
 		say "bench-shared: $shape, round $r of $rounds done"
 		r=$((r + 1))
@@ -62,23 +58,11 @@ done
 say ""
 say "== bench-shared: work per second, $rounds round(s) of ${secs}s per N, kernels booted in turn;"
 say "== base: its median; measured, nogain: median ratio to the base of the same round [lowest, highest]"
-awk '
-	function median(list,   v, n, i, j, t) {
-		n = split(list, v, " ")
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	}
+awk "$AWK_RATIOS"'
 	{ k = $1 " " $4 " " $5; val[k, $2, $3] = $6; if (!(k in seen)) { seen[k]; order[++nk] = k }
 	  if ($2 == "base") base[k] = base[k] " " $6 }
 	END {
 		printf "%-14s %-9s %3s %12s %22s %22s\n", "shape", "workload", "N", "base", "measured", "nogain"
 		for (i = 1; i <= nk; i++) { k = order[i]; split(k, f, " ")
-			printf "%-14s %-9s %3d %12.0f", f[1], f[2], f[3], median(base[k])
-			for (s = 1; s <= 2; s++) { name = s == 1 ? "measured" : "nogain"; list = ""; lo = ""; hi = ""
-				for (r = 1; (k, "base", r) in val; r++) {
-					if (!((k, name, r) in val) || !val[k, "base", r]) continue
-					q = val[k, name, r] / val[k, "base", r]; list = list " " q
-					if (lo == "" || q < lo) lo = q; if (hi == "" || q > hi) hi = q }
-				if (list == "") printf " %22s", "-"
-				else printf " %6.3f [%6.3f,%6.3f]", median(list), lo, hi }
-			print "" } }' "$out/results" | tee "$out/table"
+			printf "%-14s %-9s %3d %12.0f%s%s\n", f[1], f[2], f[3], median(base[k]),
+				ratios(k, "measured"), ratios(k, "nogain") } }' "$out/results" | tee "$out/table"

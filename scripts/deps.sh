@@ -32,10 +32,11 @@ fi
 
 # A foreign arch's guest userspace: its Debian busybox-static and
 # bash-static packages (bash for the kernel's own cpuset and hotplug
-# tests), downloaded through dpkg's multiarch support and unpacked, not
-# installed.
+# tests) and rt-tests (hackbench, for make bench-wakeup; its libraries
+# come from the cross compiler's libc), downloaded through dpkg's
+# multiarch support and unpacked, not installed.
 [ -n "${DEBIAN_ARCH:-}" ] || exit 0
-[ -x "$BUSYBOX" ] && [ -x "$BASH_STATIC" ] && exit 0
+[ -x "$BUSYBOX" ] && [ -x "$BASH_STATIC" ] && [ -x "$RT_TESTS/usr/bin/hackbench" ] && exit 0
 [ "$(id -u)" = 0 ] || die "need root to add the $DEBIAN_ARCH architecture"
 if ! dpkg --print-foreign-architectures | grep -qx "$DEBIAN_ARCH"; then
 	dpkg --add-architecture "$DEBIAN_ARCH"
@@ -43,7 +44,7 @@ if ! dpkg --print-foreign-architectures | grep -qx "$DEBIAN_ARCH"; then
 fi
 dl=$BUILD/dl
 mkdir -p "$dl"
-for pkg in busybox-static bash-static; do
+for pkg in busybox-static bash-static rt-tests; do
 	say "deps: fetching $pkg:$DEBIAN_ARCH"
 	rm -f "$dl/${pkg}_"*"_$DEBIAN_ARCH.deb"
 	# As root, into a directory that apt's unprivileged _apt user cannot write.

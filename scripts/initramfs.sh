@@ -90,6 +90,25 @@ if [ -f "$src/tools/sched/migration_cost/Makefile" ]; then
 	twin=$obj/guest/migration_cost
 fi
 
+# guest_libs BINARY: "GUEST_PATH HOST_PATH" of each shared library BINARY
+# loads: ldd's answer for the host's binaries; for a foreign arch's, its
+# interpreter and the libraries it names, from the cross compiler's libc
+# (libc6-dev-*-cross), in /lib, where the loader looks without a cache.
+guest_libs() {
+	if [ -z "${DEBIAN_ARCH:-}" ]; then
+		ldd "$1" | sed -n 's|.*=> \(/[^ ]*\) .*|\1 \1|p; s|^\t\(/[^ ]*\) .*|\1 \1|p'
+		return
+	fi
+	sysroot=/usr/${CROSS_COMPILE%-}/lib
+	interp=$("${CROSS_COMPILE}readelf" -l "$1" | sed -n 's|.*interpreter: \(/[^]]*\)\]|\1|p')
+	[ -z "$interp" ] || echo "$interp $sysroot/${interp##*/}"
+	"${CROSS_COMPILE}readelf" -d "$1" | sed -n 's|.*(NEEDED).*\[\(.*\)\]|\1|p' |
+		while read -r lib; do
+			[ -f "$sysroot/$lib" ] || die "initramfs: $1 needs $lib, not in $sysroot"
+			echo "/lib/$lib $sysroot/$lib"
+		done
+}
+
 spec=$obj/initramfs.spec
 {
 	for d in bin sbin usr usr/bin proc sys dev tmp root; do
@@ -108,18 +127,18 @@ spec=$obj/initramfs.spec
 	[ -z "$twin" ] || echo "file /bin/migration_cost $twin 0755 0 0"
 	echo "file /bin/bash $BASH_STATIC 0755 0 0"
 	modules_spec
-	# Host binaries that run in this guest, with their shared libraries.
+	# Binaries that run in this guest (the host's, or a foreign arch's
+	# from Debian), with their shared libraries.
 	for f in ${GUEST_BINARIES:-}; do
 		echo "file /usr/bin/${f##*/} $f 0755 0 0"
-		ldd "$f" | sed -n 's|.*=> \(/[^ ]*\) .*|\1|p; s|^\t\(/[^ ]*\) .*|\1|p' |
-			while read -r lib; do
-				d=
-				for part in $(echo "${lib%/*}" | tr / ' '); do
-					d=$d/$part
-					echo "dir $d 0755 0 0"
-				done
-				echo "file $lib $(readlink -f "$lib") 0755 0 0"
+		guest_libs "$f" | while read -r lib host; do
+			d=
+			for part in $(echo "${lib%/*}" | tr / ' '); do
+				d=$d/$part
+				echo "dir $d 0755 0 0"
 			done
+			echo "file $lib $(readlink -f "$host") 0755 0 0"
+		done
 	done | awk '!seen[$0]++'
 	(cd "$ks" && find . -mindepth 1 | sort) | while read -r p; do
 		if [ -d "$ks/$p" ]; then

@@ -32,6 +32,7 @@ load_arch() {
 	OBJ=$BUILD/$1
 	# Debian's bash-static: the host's, or the one deps.sh unpacks.
 	BASH_STATIC=${DEBIAN_ARCH:+$BUILD/dl/bash-$DEBIAN_ARCH}/bin/bash-static
+	RT_TESTS=${DEBIAN_ARCH:+$BUILD/dl/rt-tests-$DEBIAN_ARCH}
 }
 
 # load_shape SHAPE: read shapes/<SHAPE> (SHAPE_ARCH, SHAPE_QEMU, SHAPE_LEVELS).
@@ -158,6 +159,32 @@ through() {
 	rm -f "$through_rc"
 	return "$1"
 }
+
+# bench_boot NAME SHAPE KERNEL ARGS RUN TIMEOUT: one benchmark boot of
+# KERNEL on SHAPE with the command line ARGS, running RUN; its output in
+# $out/NAME, its log in build/logs/NAME.log; dies if the boot fails.
+bench_boot() {
+	KERNEL=$3 NAME=$1 TIMEOUT=$6 sh "$TOP/scripts/boot.sh" "$2" "$4" "$5" > "$out/$1" ||
+		die "$1: the boot failed: $LOGS/$1.log"
+}
+
+# AWK_RATIOS: awk functions for a benchmark's table.  median(LIST) of a
+# space-separated list; ratios(K, NAME): " MEDIAN [LOWEST,HIGHEST]" of
+# val[K, NAME, r] / val[K, "base", r] over the rounds r = 1, 2, ... that
+# the base has, or " -" padded where none.
+AWK_RATIOS='
+	function median(list,   v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function ratios(k, name,   r, q, list, lo, hi) {
+		for (r = 1; (k, "base", r) in val; r++) {
+			if (!((k, name, r) in val) || !val[k, "base", r]) continue
+			q = val[k, name, r] / val[k, "base", r]; list = list " " q
+			if (lo == "" || q < lo) lo = q; if (hi == "" || q > hi) hi = q }
+		return list == "" ? sprintf(" %22s", "-") : sprintf(" %6.3f [%6.3f,%6.3f]", median(list), lo, hi)
+	}'
 
 # bench_dir NAME: set out to a new directory for this run of benchmark
 # NAME, build/logs/bench/NAME-DATE, which later runs leave alone; the link
