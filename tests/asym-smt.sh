@@ -66,11 +66,13 @@ CONTROLS="asym-smt asym_smt.n2 wakes 2 tasks on the threads of the 1024 core whi
 asym-smt-hybrid asym_smt.n3 wakes a 3rd task on a big core's 2nd thread, not on an idle small core"
 RECORD=$TOP/tests/asym-smt.base
 
-# record_key: what the base's verdicts depend on besides the base kernel.
+# record_key: what the base's verdicts depend on besides the base kernel's
+# sources: the test, the shapes, the command line and the guest's config.
 record_key() {
 	{ git -C "$SRC" rev-parse HEAD:tools/testing/selftests/sched/asym_smt_test.c \
 		HEAD:tools/testing/selftests/sched/spread.h
-	  cat "$TOP/shapes/asym-smt" "$TOP/shapes/asym-smt-hybrid"
+	  cat "$TOP/shapes/asym-smt" "$TOP/shapes/asym-smt-hybrid" \
+		"$TOP/kconfig/common.config" "$TOP/kconfig/arm64.config"
 	  echo "$TEST_BASE smt_capacity=$INTEL"; } | sha256sum | cut -c 1-16
 }
 
@@ -141,18 +143,54 @@ TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWE
 # The key that turns the weighing on counts the root domains that need it:
 # off once the small CPUs are offline (no asymmetric capacity left), on
 # again with one of them back; a key that is only ever enabled stays on.
+# With schedstats, debugfs counts the wakeup scans the key makes.
 KEY='F=/sys/kernel/debug/sched/smt_capacity; cat $F
 	echo "boot: $(grep active: $F)"
+	hackbench -p -g 1 -f 4 -l 100 >/dev/null; grep "^wakeup scans:" $F
 	for c in 4 5 6 7; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done
 	echo "small CPUs offline: $(grep active: $F)"
 	echo 1 > /sys/devices/system/cpu/cpu4/online
 	echo "CPU 4 online: $(grep active: $F)"'
-boot key asym-smt-hybrid "smt_capacity=$INTEL" "$KEY" && {
+boot key asym-smt-hybrid "schedstats=enable smt_capacity=$INTEL" "$KEY" && {
 	check "asym-smt-hybrid series: debugfs smt_capacity has the table smt_capacity= gave" \
 		out_has "table: $INTEL (smt_capacity=)"
 	got=$(echo "$OUT" | sed -n 's/^\(boot\|small CPUs offline\|CPU 4 online\): active: //p' | tr '\n' ' ')
 	check "asym-smt-hybrid series: the SMT capacity key at boot, small CPUs offline, one back: $got" \
 		[ "$got" = "on off on " ]
+	# Each scan walks 1 to 8 CPUs, and hackbench's wakeups make some.
+	scans=$(echo "$OUT" | sed -n 's/^wakeup scans: \([0-9]*\), CPUs walked: \([0-9]*\)$/\1 \2/p' | tail -n 1)
+	check "asym-smt-hybrid series: debugfs smt_capacity counts the wakeup scans and the CPUs they walk (${scans:-no counts} after hackbench)" \
+		sh -c 'set -- $1; [ "${1:-0}" -gt 0 ] && [ "$2" -ge "$1" ] && [ "$2" -le $(($1 * 8)) ]' - "$scans"
+}
+
+# Kicks of the idle balancer where nothing can gain: with the POWER8 table a
+# big core's second thread (+614) beats an idle small core (446), so four
+# tasks that never sleep stay on the two big cores' threads, small cores
+# idle and tickless.  A busy CPU may kick an idle one to balance only where
+# an idle core offers more than its thread.  Before that rule each tick past
+# nohz.next_balance kicked one, which balanced and moved nothing: 239 to 270
+# function-call IPIs (kick_ilb() sends one) to CPUs 4-6 in 3 s (195 to 237
+# SCHED softirqs), where the series now sends 63 to 116 (53 to 87), and the
+# same kernel without a table 19 to 86 (25 to 72): the rest are 6.12's own
+# kicks and remote wakeups, and vary from boot to boot.  Counted over 3 s
+# once the tasks, started on CPUs 0-3, may run anywhere; the shell that
+# counts runs on CPU 7.
+KICK='taskset -p 80 $$ >/dev/null
+	s=; for i in 1 2 3 4; do taskset -c 0-3 sh -c "while :; do :; done" & s="$s $!"; done
+	for p in $s; do taskset -p ff $p >/dev/null; done; sleep 2
+	ipis() { awk "/Function call interrupts/ { print \$6 + \$7 + \$8 }" /proc/interrupts; }
+	softirqs() { awk "/SCHED:/ { print \$6 + \$7 + \$8 }" /proc/softirqs; }
+	a=$(ipis); b=$(softirqs); sleep 3
+	echo "kick: $(($(ipis) - a)) IPIs, $(($(softirqs) - b)) SCHED softirqs"
+	echo "kick cpus:$(for p in $s; do echo " $(cut -d" " -f39 /proc/$p/stat)"; done | sort | tr -d "\n")"
+	kill $s'
+boot kick asym-smt-hybrid "smt_capacity=$POWER8" "$KICK" && {
+	kick=$(echo "$OUT" | sed -n 's/^kick: //p')
+	cpus=$(echo "$OUT" | sed -n 's/^kick cpus: //p')
+	check "asym-smt-hybrid series, POWER8 table: 4 tasks stay on the big cores' threads (CPUs $cpus)" \
+		[ "$cpus" = "0 1 2 3" ]
+	check "asym-smt-hybrid series, POWER8 table: no idle-balancer kick where no idle core offers more (${kick:-nothing} to CPUs 4-6 in 3 s; at most 160 IPIs)" \
+		sh -c '[ -n "$1" ] && [ "${1%% *}" -le 160 ]' - "$kick"
 }
 
 if [ "$mode" = boot ]; then
