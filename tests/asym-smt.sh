@@ -143,19 +143,35 @@ TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWE
 # The key that turns the weighing on counts the root domains that need it:
 # off once the small CPUs are offline (no asymmetric capacity left), on
 # again with one of them back; a key that is only ever enabled stays on.
-# With schedstats, debugfs counts the wakeup scans the key makes.
+# The same with cpuset partitions, each a root domain: on while one has
+# both SMT and asymmetric capacities, off when neither has.  With
+# schedstats, debugfs counts the wakeup scans the key makes.
 KEY='F=/sys/kernel/debug/sched/smt_capacity; cat $F
 	echo "boot: $(grep active: $F)"
 	hackbench -p -g 1 -f 4 -l 100 >/dev/null; grep "^wakeup scans:" $F
 	for c in 4 5 6 7; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done
 	echo "small CPUs offline: $(grep active: $F)"
 	echo 1 > /sys/devices/system/cpu/cpu4/online
-	echo "CPU 4 online: $(grep active: $F)"'
+	echo "CPU 4 online: $(grep active: $F)"
+	for c in 5 6 7; do echo 1 > /sys/devices/system/cpu/cpu$c/online; done
+	cg=/sys/fs/cgroup; mount -t cgroup2 cgroup2 $cg
+	echo +cpuset > $cg/cgroup.subtree_control; mkdir $cg/p
+	part() { echo member > $cg/p/cpuset.cpus.partition; echo $1 > $cg/p/cpuset.cpus
+		echo root > $cg/p/cpuset.cpus.partition
+		echo "partition $1 ($(cat $cg/p/cpuset.cpus.partition)): $(grep active: $F)"; }
+	part 2-7; part 4-7
+	echo member > $cg/p/cpuset.cpus.partition
+	echo "one root domain again: $(grep active: $F)"'
 boot key asym-smt-hybrid "schedstats=enable smt_capacity=$INTEL" "$KEY" && {
 	check "asym-smt-hybrid series: debugfs smt_capacity has the table smt_capacity= gave" \
 		out_has "table: $INTEL (smt_capacity=)"
 	got=$(echo "$OUT" | sed -n 's/^\(boot\|small CPUs offline\|CPU 4 online\): active: //p' | tr '\n' ' ')
 	check "asym-smt-hybrid series: the SMT capacity key at boot, small CPUs offline, one back: $got" \
+		[ "$got" = "on off on " ]
+	# Two root domains: big core 1 with the small cores keeps it on;
+	# the small cores alone (and big cores alone) need it in neither.
+	got=$(echo "$OUT" | sed -n 's/^\(partition .*\|one root domain again\): active: //p' | tr '\n' ' ')
+	check "asym-smt-hybrid series: the key with cpuset partitions 2-7, 4-7, none: $got" \
 		[ "$got" = "on off on " ]
 	# Each scan walks 1 to 8 CPUs, and hackbench's wakeups make some.
 	scans=$(echo "$OUT" | sed -n 's/^wakeup scans: \([0-9]*\), CPUs walked: \([0-9]*\)$/\1 \2/p' | tail -n 1)
