@@ -68,12 +68,25 @@ static void ping(int in, int out, double start, double stop,
 	_exit(0);
 }
 
+/* Fork: whether this is the child, which closes the pipe ends it does not use. */
+static int forked(int unused_read, int unused_write)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("pingpong: fork");
+	if (pid)
+		return 0;
+	close(unused_read);
+	close(unused_write);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	int pairs = 1, opt, i, to_pong[2], to_ping[2];
 	double seconds = 5, start, stop;
 	unsigned long *done, total = 0;
-	pid_t pid;
 
 	while ((opt = getopt(argc, argv, "p:S:")) != -1) {
 		switch (opt) {
@@ -103,22 +116,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < pairs; i++) {
 		if (pipe(to_pong) || pipe(to_ping))
 			die("pingpong: pipe");
-		pid = fork();
-		if (pid < 0)
-			die("pingpong: fork");
-		if (!pid) {
-			close(to_pong[1]);
-			close(to_ping[0]);
+		if (forked(to_pong[1], to_ping[0]))
 			pong(to_pong[0], to_ping[1]);
-		}
-		pid = fork();
-		if (pid < 0)
-			die("pingpong: fork");
-		if (!pid) {
-			close(to_pong[0]);
-			close(to_ping[1]);
+		if (forked(to_pong[0], to_ping[1]))
 			ping(to_ping[0], to_pong[1], start, stop, &done[i]);
-		}
 		close(to_pong[0]);
 		close(to_pong[1]);
 		close(to_ping[0]);
