@@ -10,9 +10,9 @@
 #   base:     6.12, the base commit with the same fragments;
 #   measured: the series with the smt_capacity= table guest/smt-capacity
 #             measures on the shape (one boot of the series first);
-#   nogain:   the series with a table in which a busy sibling adds
-#             nothing (1024 for every thread count): the upstream rule of
-#             preferring a fully idle core, as a table.
+#   default:  the series without smt_capacity=: arm64 has no table, so a
+#             busy sibling's thread adds nothing, the rule of preferring
+#             a fully idle core (the series' default).
 # Per shape, workload and N: the base's median, and each series kernel's
 # median ratio to the base of the same round, with the lowest and highest.
 # Environment: SHAPES (default: hybrid-shared hybrid-gain60 hybrid-gain15
@@ -33,8 +33,6 @@ for shape in $shapes; do
 	table=$out/bench-shared-$shape-table
 	measured=$(sed -n 's/^smt_capacity=//p' "$table")
 	[ -n "$measured" ] || die "bench-shared: smt-capacity printed no table on $shape: $table"
-	threads=$(echo "$measured" | tr ',' '\n' | wc -l)
-	nogain=$(awk -v n="$threads" 'BEGIN { for (i = 1; i <= n; i++) printf "%s1024", (i > 1 ? "," : "") }')
 	say "bench-shared: $shape: $(grep -v '^smt_capacity=' "$table" | tr '\n' ';')"
 	say "bench-shared: $shape: measured smt_capacity=$measured"
 	run="v=\$(grep -c ^processor /proc/cpuinfo); n=1; while [ \$n -le \$v ]; do
@@ -42,7 +40,7 @@ for shape in $shapes; do
 	r=1
 	while [ "$r" -le "$rounds" ]; do
 		printf '%s\n' "base:$BASE_IMAGE:" "measured:$series:smt_capacity=$measured" \
-			"nogain:$series:smt_capacity=$nogain" |
+			"default:$series:" |
 		while IFS=: read -r name kernel args; do
 			boot=bench-shared-$shape-$name-$r
 			bench_boot "$boot" "$shape" "$kernel" "$args" "$run" 1800
@@ -57,12 +55,12 @@ done
 
 say ""
 say "== bench-shared: work per second, $rounds round(s) of ${secs}s per N, kernels booted in turn;"
-say "== base: its median; measured, nogain: median ratio to the base of the same round [lowest, highest]"
+say "== base: its median; measured, default: median ratio to the base of the same round [lowest, highest]"
 awk "$AWK_RATIOS"'
 	{ k = $1 " " $4 " " $5; val[k, $2, $3] = $6; if (!(k in seen)) { seen[k]; order[++nk] = k }
 	  if ($2 == "base") base[k] = base[k] " " $6 }
 	END {
-		printf "%-14s %-9s %3s %12s %22s %22s\n", "shape", "workload", "N", "base", "measured", "nogain"
+		printf "%-14s %-9s %3s %12s %22s %22s\n", "shape", "workload", "N", "base", "measured", "default"
 		for (i = 1; i <= nk; i++) { k = order[i]; split(k, f, " ")
 			printf "%-14s %-9s %3d %12.0f%s%s\n", f[1], f[2], f[3], median(base[k]),
-				ratios(k, "measured"), ratios(k, "nogain") } }' "$out/results" | tee "$out/table"
+				ratios(k, "measured"), ratios(k, "default") } }' "$out/results" | tee "$out/table"

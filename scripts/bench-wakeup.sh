@@ -10,7 +10,8 @@
 # passing a byte back and forth, round trips per second), three kernels
 # booted in turn, round by round:
 #   base: 6.12, the base commit with the same fragments;
-#   off:  the series without a table: the key stays off;
+#   off:  the series with smt_capacity=1024,2048, every thread a whole
+#         CPU as 6.12 counts it: the key stays off;
 #   on:   the series with the shape's table (hybrid-shared: the one
 #         guest/smt-capacity measures there; asym-smt-hybrid: Intel's),
 #         key on; with schedstats, the scans select_idle_capacity() made
@@ -54,7 +55,7 @@ for shape in $shapes; do
 	say "bench-wakeup: $shape: smt_capacity=$table for the key-on kernel"
 	r=1
 	while [ "$r" -le "$rounds" ]; do
-		printf '%s\n' "base:$BASE_IMAGE:" "off:$series:schedstats=enable" \
+		printf '%s\n' "base:$BASE_IMAGE:" "off:$series:schedstats=enable smt_capacity=1024,2048" \
 			"on:$series:schedstats=enable smt_capacity=$table" |
 		while IFS=: read -r name kernel args; do
 			boot=bench-wakeup-$shape-$name-$r

@@ -12,8 +12,9 @@
 # (asym_smt_balance).  The series must hold every one; the base kernel
 # (6.12, the same shape and command line) is the negative control: it
 # takes the largest idle CPU whatever its sibling runs, so it must fail
-# the wakeup where the series passes (CONTROLS).  With the POWER8 table a second thread (+614) beats an
-# idle small core (446), and the series must place tasks so too.  The
+# the wakeup where the series passes (CONTROLS).  With the POWER8 table a
+# second thread (+614) beats an idle small core (446), and the series must
+# place tasks so too; without a table a second thread adds nothing.  The
 # key that turns the weighing on goes off when the small CPUs go offline.
 # ASYM_SMT_BASE: "recorded" (the default, make check's) reads the base's
 # verdicts from tests/asym-smt.base, which saves building the arm64 base
@@ -140,6 +141,25 @@ TIMEOUT=600 boot hybrid-power8 asym-smt-hybrid "sched_verbose smt_capacity=$POWE
 	check "asym-smt-hybrid series, POWER8 table: asym_smt_test holds for every N and start ($(one_line "$power8"))" \
 		all_pass 10 "$power8"
 }
+# Without smt_capacity= the arm64 cores have no table: a busy sibling's
+# thread adds nothing, the rule select_idle_core() applies where capacities
+# are the same, so the key goes on and the tasks must take idle cores
+# first.  The shape is the Vera-like one, cores a few percent apart.  The
+# base's controls above hold for this model too: a second thread that adds
+# nothing loses to an idle core as one that adds 154 does.
+TIMEOUT=600 boot no-table asym-smt "sched_verbose" "cat /sys/kernel/debug/sched/smt_capacity; $TEST" && {
+	check "asym-smt series, no table: the key is on, a busy sibling's thread adds nothing (debugfs smt_capacity)" \
+		sh -c 'echo "$1" | grep -qx "active: on" && echo "$1" | grep -qx "table: 1024,1024 (CPU 0.s core, the architecture.s)"' - "$OUT"
+	notable=$(results)
+	check "asym-smt series, no table: asym_smt_test holds for every N and start ($(one_line "$notable"))" \
+		all_pass 8 "$notable"
+}
+# The way back to 6.12's weighing with the option built in: a table that
+# counts each of a core's two threads as a whole CPU keeps the key off.
+boot whole-cpus asym-smt-hybrid "smt_capacity=1024,2048" "cat /sys/kernel/debug/sched/smt_capacity" && {
+	check "asym-smt-hybrid series, smt_capacity=1024,2048: every thread a whole CPU keeps the key off" \
+		sh -c 'echo "$1" | grep -qx "active: off" && echo "$1" | grep -qx "table: 1024,2048 (smt_capacity=)"' - "$OUT"
+}
 # The key that turns the weighing on counts the root domains that need it:
 # off once the small CPUs are offline (no asymmetric capacity left), on
 # again with one of them back; a key that is only ever enabled stays on.
@@ -187,7 +207,7 @@ boot key asym-smt-hybrid "schedstats=enable smt_capacity=$INTEL" "$KEY" && {
 # nohz.next_balance kicked one, which balanced and moved nothing: 239 to 270
 # function-call IPIs (kick_ilb() sends one) to CPUs 4-6 in 3 s (195 to 237
 # SCHED softirqs), where the series now sends 63 to 116 (53 to 87), and the
-# same kernel without a table 19 to 86 (25 to 72): the rest are 6.12's own
+# same kernel with the key off 19 to 86 (25 to 72): the rest are 6.12's own
 # kicks and remote wakeups, and vary from boot to boot.  Counted over 3 s
 # once the tasks, started on CPUs 0-3, may run anywhere; the shell that
 # counts runs on CPU 7.
