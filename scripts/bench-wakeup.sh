@@ -12,11 +12,11 @@
 #   base: 6.12, the base commit with the same fragments;
 #   off:  the series with smt_capacity=1024,2048, every thread a whole
 #         CPU as 6.12 counts it: the key stays off;
-#   on:   the series with the shape's table (hybrid-shared: the one
-#         guest/smt-capacity measures there; asym-smt-hybrid: Intel's),
-#         key on; with schedstats, the scans select_idle_capacity() made
-#         and the CPUs they walked (debugfs sched/smt_capacity), and the
-#         wakeups (/proc/schedstat's ttwu_count), per load.
+#   on:   the series without a table, its default (a busy sibling's
+#         thread adds nothing): key on; with schedstats, the scans
+#         select_idle_capacity() made and the CPUs they walked (debugfs
+#         sched/smt_capacity), and the wakeups (/proc/schedstat's
+#         ttwu_count), per load.
 # Per shape and load: the base's median, each series kernel's median ratio
 # to the base of the same round with the lowest and highest (hackbench:
 # time, lower is better; pingpong: round trips, higher is better), and the
@@ -46,17 +46,10 @@ run='F=/sys/kernel/debug/sched/smt_capacity
 
 : > "$out/results"
 for shape in $shapes; do
-	table=1024,1178
-	if [ "$shape" = hybrid-shared ]; then
-		bench_boot "bench-wakeup-$shape-table" "$shape" "$series" "" "smt-capacity -S 1 -r 5" 900
-		table=$(sed -n 's/^smt_capacity=//p' "$out/bench-wakeup-$shape-table")
-		[ -n "$table" ] || die "bench-wakeup: smt-capacity printed no table on $shape"
-	fi
-	say "bench-wakeup: $shape: smt_capacity=$table for the key-on kernel"
 	r=1
 	while [ "$r" -le "$rounds" ]; do
 		printf '%s\n' "base:$BASE_IMAGE:" "off:$series:schedstats=enable smt_capacity=1024,2048" \
-			"on:$series:schedstats=enable smt_capacity=$table" |
+			"on:$series:schedstats=enable" |
 		while IFS=: read -r name kernel args; do
 			boot=bench-wakeup-$shape-$name-$r
 			bench_boot "$boot" "$shape" "$kernel" "$args" "$run" 900
