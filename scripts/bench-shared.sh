@@ -37,20 +37,12 @@ for shape in $shapes; do
 	say "bench-shared: $shape: measured smt_capacity=$measured"
 	run="v=\$(grep -c ^processor /proc/cpuinfo); n=1; while [ \$n -le \$v ]; do
 		ebizzy -t \$n -S $secs; run-sleep -t \$n -S $secs; n=\$((n + 1)); done"
-	r=1
-	while [ "$r" -le "$rounds" ]; do
-		printf '%s\n' "base:$BASE_IMAGE:" "measured:$series:smt_capacity=$measured" \
-			"default:$series:" |
-		while IFS=: read -r name kernel args; do
-			boot=bench-shared-$shape-$name-$r
-			bench_boot "$boot" "$shape" "$kernel" "$args" "$run" 1800
-			# SHAPE KERNEL ROUND WORKLOAD N WORK_PER_S
-			sed -n 's/^\(ebizzy\|run-sleep\) threads=\([0-9]*\) [a-z_]*=\([0-9.]*\).*/\1 \2 \3/p' \
-				"$out/$boot" | awk -v p="$shape $name $r" '{ print p, $0 }'
-		done >> "$out/results"
-		say "bench-shared: $shape, round $r of $rounds done"
-		r=$((r + 1))
-	done
+	# SHAPE KERNEL ROUND WORKLOAD N WORK_PER_S
+	bench_rounds bench-shared "$shape" "base:$BASE_IMAGE:
+measured:$series:smt_capacity=$measured
+default:$series:" "$run" 1800 '
+		/^(ebizzy|run-sleep) threads=[0-9]+ [a-z_]+=[0-9.]+/ {
+			split($2, t, "="); split($3, w, "="); print p, $1, t[2], w[2] }'
 done
 
 say ""

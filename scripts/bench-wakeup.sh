@@ -46,21 +46,12 @@ run='F=/sys/kernel/debug/sched/smt_capacity
 
 : > "$out/results"
 for shape in $shapes; do
-	r=1
-	while [ "$r" -le "$rounds" ]; do
-		printf '%s\n' "base:$BASE_IMAGE:" "off:$series:schedstats=enable smt_capacity=1024,2048" \
-			"on:$series:schedstats=enable" |
-		while IFS=: read -r name kernel args; do
-			boot=bench-wakeup-$shape-$name-$r
-			bench_boot "$boot" "$shape" "$kernel" "$args" "$run" 900
-			# SHAPE KERNEL ROUND LOAD VALUE SCANS WALKED WAKEUPS
-			awk -v p="$shape $name $r" '/^load / {
-				if (NF == 9) print p, $2, $3, $7 - $4, $8 - $5, $9 - $6
-				else print p, $2, $3, "-", "-", ($5 == "" ? "-" : $5 - $4) }' "$out/$boot"
-		done >> "$out/results"
-		say "bench-wakeup: $shape, round $r of $rounds done"
-		r=$((r + 1))
-	done
+	# SHAPE KERNEL ROUND LOAD VALUE SCANS WALKED WAKEUPS
+	bench_rounds bench-wakeup "$shape" "base:$BASE_IMAGE:
+off:$series:schedstats=enable smt_capacity=1024,2048
+on:$series:schedstats=enable" "$run" 900 '/^load / {
+		if (NF == 9) print p, $2, $3, $7 - $4, $8 - $5, $9 - $6
+		else print p, $2, $3, "-", "-", ($5 == "" ? "-" : $5 - $4) }'
 done
 
 say ""

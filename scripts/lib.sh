@@ -168,6 +168,22 @@ bench_boot() {
 		die "$1: the boot failed: $LOGS/$1.log"
 }
 
+# bench_rounds BENCH SHAPE KERNELS RUN TIMEOUT PARSE: $rounds rounds on SHAPE,
+# each booting the KERNELS in turn (lines NAME:IMAGE:APPEND) to run RUN, with
+# the guest's output of each boot (BENCH-SHAPE-NAME-ROUND) read by the awk
+# program PARSE, given p="SHAPE NAME ROUND", whose lines go to $out/results.
+bench_rounds() {
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		echo "$3" | while IFS=: read -r name kernel args; do
+			bench_boot "$1-$2-$name-$r" "$2" "$kernel" "$args" "$4" "$5"
+			awk -v p="$2 $name $r" "$6" "$out/$1-$2-$name-$r"
+		done >> "$out/results"
+		say "$1: $2, round $r of $rounds done"
+		r=$((r + 1))
+	done
+}
+
 # AWK_RATIOS: awk functions for a benchmark's table.  median(LIST) of a
 # space-separated list; ratios(K, NAME): " MEDIAN [LOWEST,HIGHEST]" of
 # val[K, NAME, r] / val[K, "base", r] over the rounds r = 1, 2, ... that
