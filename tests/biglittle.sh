@@ -60,6 +60,12 @@ fi
 TIMEOUT=600 boot placement biglittle "" "$ASYM" &&
 	tap_results "tasks fill the big CPUs first" asym 4
 
+# The test takes the online CPUs, whichever they are: with CPUs 1 and 5
+# offline (3 big, 3 LITTLE) it runs, and holds.
+OFFLINE='for c in 1 5; do echo 0 > /sys/devices/system/cpu/cpu$c/online; done'
+TIMEOUT=600 boot offline biglittle "" "$OFFLINE; ${ASYM%%;*} -v largest -v cpus_minus_1; true" &&
+	tap_results "CPUs 1 and 5 offline: tasks fill the big CPUs first" asym 2
+
 # The test can fail: with big CPUs 0-1 isolated, 4 tasks run on LITTLE
 # CPUs while those are idle.
 TIMEOUT=600 boot isolated biglittle "isolcpus=0-1" "${ASYM%%;*} -v largest; true" &&

@@ -43,6 +43,11 @@ TIMEOUT=600 boot ht ht "sched_verbose" "$show_groups; $SPREAD" && {
 	check "ht: 4 cores of SMT throughput 1178 (Intel table)" groups_are 1 4 1178
 	tap_results "ht with the Intel table" spread 7
 }
+# smt_spread_test takes the online CPUs, whichever they are: with CPU 3
+# offline (core 1 has one thread) it runs, and holds.
+TIMEOUT=600 boot offline ht "" \
+	"echo 0 > /sys/devices/system/cpu/cpu3/online; ${SPREAD%%;*} -v cores -v cores_plus_2; true" &&
+	tap_results "ht, CPU 3 offline" spread 2
 
 # The Intel table is Intel's: the same cores as an AMD EPYC have none, and
 # a busy sibling's thread adds nothing.
