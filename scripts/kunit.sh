@@ -37,12 +37,15 @@ kunit() {
 	# and its report lines can land inside the KTAP, where kunit.py takes
 	# them for a broken test: they are left out of what it parses.
 	grep -v '\] migration cost: ' "$log" > "$log.ktap"
-	python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log.ktap" > "$parsed" 2>&1 || rc=1
+	parsed_ok=1
+	python3 "$SRC/tools/testing/kunit/kunit.py" parse "$log.ktap" > "$parsed" 2>&1 || parsed_ok=0
 	sed -n "s/^.*Testing complete/$3: Testing complete/p" "$parsed"
 	# One line per leaf test (a case, or each parameter of a parameterised
 	# case) from the raw KTAP, a skip counting as a failure: a result line
 	# is a leaf when the result line before it is not nested deeper.
 	# Names are suite.case[.parameter].
+	# A "not ok" line fails the stage; so does kunit.py's verdict, unless
+	# every result was left out (it fails a boot whose tests all skip).
 	sed 's/^\[[ .0-9]*\] //' "$log" | tr -d '\r' | awk -v arch="$1" -v drop=" $6 " '
 		{ match($0, /^ */); d = RLENGTH; line = substr($0, d + 1) }
 		line ~ /^# Subtest: / { sub(/^# Subtest: /, "", line); name[d] = line; next }
@@ -50,13 +53,17 @@ kunit() {
 			if (d > 0 && (prev == "" || prev <= d) && index(drop, " " name[4] " ") == 0) {
 				res = (line ~ /^not /) ? "not ok" : "ok"
 				if (line ~ /# SKIP/) res = "not ok"
+				if (res != "ok") bad = 1
+				shown++
 				sub(/^(not )?ok [0-9]+ /, "", line); sub(/ # SKIP.*/, "", line)
 				path = ""
 				for (i = 4; i <= d; i += 4) path = path name[i] "."
 				print res " - kunit: " arch ": " path line
 			}
 			prev = d
-		}'
+		}
+		END { exit bad ? 1 : shown ? 0 : 2 }'
+	case $?/$parsed_ok in 1/*|0/0) rc=1 ;; esac
 	grep -q 'Testing complete' "$parsed" || { echo "not ok - kunit: $3: no KTAP in $log"; rc=1; }
 }
 
@@ -66,9 +73,13 @@ for arch in $ARCHES; do
 		"$(echo $SHAPE_SUITE_NAMES)"
 	while read -r for shape suite args; do
 		[ "$for" = "$arch" ] || continue
-		# With KUNIT_FILTER, only where its suite part matches.
-		filter=${KUNIT_FILTER:-$suite}
-		case $suite in ${filter%%.*}) ;; *) continue ;; esac
+		# With KUNIT_FILTER, only where its suite part matches, and
+		# only that suite: the others need boots of their own.
+		filter=$suite
+		if [ -n "${KUNIT_FILTER:-}" ]; then
+			case $suite in ${KUNIT_FILTER%%.*}) ;; *) continue ;; esac
+			case $KUNIT_FILTER in *.*) filter=$suite.${KUNIT_FILTER#*.} ;; esac
+		fi
 		kunit "$arch" "$shape" "kunit-$shape-$suite" "$arch ($suite)" "$filter" "$args"
 	done <<EOF
 $SHAPE_SUITES
