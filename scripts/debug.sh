@@ -56,7 +56,7 @@ for arch in ${DEBUG_ARCHES:-x86_64}; do
 	# The race and fault-injection scenarios are written for numa's 16
 	# CPUs and 2 nodes: x86_64 only.
 	tests="debug-reports debug-torture"
-	[ "$arch" != x86_64 ] || tests="debug-reports debugfs-race debug-fault-injection debug-torture"
+	[ "$arch" != x86_64 ] || tests="debug-reports debugfs-race debugfs-stall debug-fault-injection debug-torture"
 	for t in ${DEBUG_TESTS:-$tests}; do
 		[ -f "$TOP/tests/$t.sh" ] || { echo "not ok - debug: no test $t"; rc=1; continue; }
 		t0=$(date +%s)

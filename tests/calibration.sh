@@ -10,10 +10,21 @@ FORCE="migration_calibrate=force"
 # A calibration of ~0.2 s under TCG, with a budget that a starved host
 # cannot run out of (500 ms did once, before NUMA); the budget has its test.
 SMALL="max_cache_size=131072 migration_budget_ms=10000"
-ROW=' *[0-9]+\.[0-9]'		# a matrix cell: ns >> 20, one decimal
+ROW=' [ 0-9]{4}[0-9]\.[0-9]'	# a matrix cell: us, one decimal, 8 wide
 US='[0-9]+\.[0-9] us'		# a cost in the per-level lines
 CACHES='for i in /sys/devices/system/cpu/cpu0/cache/index*; do
 	echo "cache L$(cat $i/level) $(cat $i/type) $(cat $i/size)"; done'
+
+# row_is_levels: the matrix row of CPU 0 has, in the column of each timed
+# level's other CPU, that level's cost if it was measured, else 0.0.
+row_is_levels() {
+	row=$(klog | sed -n 's/^\[[ .0-9]*\] \[00\]: //p')
+	klog | sed -n 's/^\[[ .0-9]*\] migration cost: [A-Z0-9_]* \([0-9.]*\) us (CPU 0 <-> \([0-9]*\),.*: \(measured\|noise\), spread .*/\1 \2 \3/p' |
+		awk -v row="$row" 'BEGIN { split(row, cell, " ") }
+			{ n++; want = $3 == "measured" ? $1 : "0.0"
+			  if (cell[$2 + 1] != want) { print "CPU 0 <-> " $2 ": cell " cell[$2 + 1] ", want " want; bad++ } }
+			END { if (!n) print "no timed level"; exit bad || !n }'
+}
 
 # The report in debugfs ($OUT after "-- matrix") is the one in the log: its
 # lines are log lines, in order (the kthread's lines can have other boot
@@ -47,13 +58,16 @@ if boot forced numa "sched_verbose $FORCE $SMALL" "$CACHES; mc-wait; sched-domai
 	echo '-- matrix'; cat /sys/kernel/debug/sched/migration_cost/matrix"; then
 	check "forced: the state is done" out_has 'done'
 	check "forced: the matrix header, once" \
-		[ "$(count '\] migration cost matrix \(cache_size: 131072, cpu: [0-9]+ MHz\):$')" = 1 ]
+		[ "$(count '\] migration cost matrix \(cache_size: 131072, cpu: [0-9]+ MHz, cost: us\):$')" = 1 ]
 	check "forced: a row of 16 column headers" \
-		has '\]       (  \[[0-9][0-9]\]){16}$'
+		has '\]       (    \[[0-9][0-9]\]){16}$'
 	check "forced: 16 rows of 16 cells" \
 		[ "$(count "\] \[[0-9][0-9]\]: ($ROW){16}$")" = 16 ]
-	check "forced: min_delta line" has '\] min_delta: [0-9]+$'
-	check "forced: cache_decay line" has '\] using cache_decay nsec: [0-9]+ \([0-9]+ msec\)$'
+	check "forced: min_delta line, in us" has '\] min_delta: [0-9]+\.[0-9] us$'
+	check "forced: the closing line names the per-level values" \
+		has '\] using cache_hot_time per level: the lines below$'
+	check "forced: CPU 0's row has each level's cost at its pair, 0.0 unless measured" \
+		row_is_levels
 	check "forced: SMT skipped" \
 		[ "$(level_line SMT)" = 'SMT (CPU 0 <-> 1): skipped: SMT siblings share their caches' ]
 	l2=$(guest_cache 2) l3=$(guest_cache 3)
@@ -162,6 +176,27 @@ if boot malformed numa "migration_factor=0 migration_debug=3 max_cache_size=1k m
 	check "malformed: defaults kept (auto: skipped under a hypervisor)" \
 		has 'migration cost: not calibrated: the CPUs may be virtual'
 fi
+# The kselftest where it must skip, not fail: the boot's report gone from
+# a kernel log that has wrapped (/dev/kmsg unlimited: printk.devkmsg=on),
+# and the two tests that run the calibration again, which a user must ask
+# for (scripts/kselftest.sh does) since their values stay.
+FILLER=$(printf '%0100d' 0)
+if boot selftest_skips ht "sched_verbose printk.devkmsg=on $FORCE $SMALL" "mc-wait
+	i=0; while [ \$i -lt 4000 ]; do echo \"filler \$i $FILLER\" > /dev/kmsg; i=\$((i + 1)); done
+	dmesg | grep -c 'migration cost matrix' | sed 's/^/reports in the log: /'
+	cd /kselftest/sched && ./cache_hot_time_test | grep -E '^(not )?ok [0-9]+ '"; then
+	check "selftest: the report has left the wrapped log" out_has 'reports in the log: 0'
+	check "selftest: report_in_kernel_log skips, the log wrapped" \
+		out_match '^ok [0-9]+ global\.report_in_kernel_log # SKIP the kernel log has wrapped'
+	check "selftest: recalibrate skips unless asked" \
+		out_match '^ok [0-9]+ global\.recalibrate # SKIP runs the calibration again'
+	check "selftest: concurrent_calibrations_refused skips unless asked" \
+		out_match '^ok [0-9]+ global\.concurrent_calibrations_refused # SKIP runs the calibration again'
+	check "selftest: no other test skips or fails" \
+		sh -c '! echo "$1" | grep -E "^(not ok|ok [0-9]+ .*# SKIP)" |
+			grep -vE "global\.(report_in_kernel_log|recalibrate|concurrent_calibrations_refused) "' - "$OUT"
+fi
+
 if boot off numa "migration_calibrate=off" 'mc-wait'; then
 	check "migration_calibrate=off: not calibrated" \
 		has '\] migration cost: not calibrated: migration_calibrate=off$'

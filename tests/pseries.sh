@@ -31,7 +31,7 @@ if boot calibrated pseries "sched_verbose migration_calibrate=force migration_de
 	check "PKG and NUMA, across L2s, lose ppc64_caches' L3 ($l3mib MiB)" \
 		[ "$(level_caches | awk -v l3="$l3mib MiB" '$2 == "L3" && $3 " " $4 == l3' | wc -l)" -eq 2 ]
 	check "the matrix names the buffer size, max_cache_size= capped" \
-		has 'migration cost matrix \(cache_size: 65536, cpu: [0-9]+ MHz\):$'
+		has 'migration cost matrix \(cache_size: 65536, cpu: [0-9]+ MHz, cost: us\):$'
 	check "every domain has the value of the migration_cost= line" line_is_domains
 	check "the userspace twin passes the kernel's test vectors here (128-byte lines)" \
 		out_match '^twin-test # [0-9]+ passed, 0 failed$'
