@@ -6,6 +6,9 @@
  * so the CPU's current capacity drops below its maximum while its thread is
  * idle most of the time: the case of a "lost core" (invariant I3).
  *
+ * PERCENT 100 never sleeps: with RT throttling off (sched_rt_runtime_us=-1)
+ * nothing else runs on CPU again until the task is killed.
+ *
  * Usage: rt_pressure CPU PERCENT
  */
 #define _GNU_SOURCE
@@ -33,8 +36,8 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 
 	if (argc != 3 || (cpu = atoi(argv[1])) < 0 ||
-	    (percent = atoi(argv[2])) < 1 || percent > 90) {
-		fprintf(stderr, "usage: rt_pressure CPU PERCENT (1-90)\n");
+	    (percent = atoi(argv[2])) < 1 || (percent > 90 && percent != 100)) {
+		fprintf(stderr, "usage: rt_pressure CPU PERCENT (1-90, or 100)\n");
 		return 2;
 	}
 	CPU_ZERO(&set);
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
 	rest.tv_nsec = PERIOD_NS - busy;
 	for (;;) {
 		start = now_ns();
-		while (now_ns() - start < busy)
+		while (now_ns() - start < busy || percent == 100)
 			;
 		nanosleep(&rest, NULL);
 	}

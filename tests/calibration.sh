@@ -176,6 +176,46 @@ if boot malformed numa "migration_factor=0 migration_debug=3 max_cache_size=1k m
 	check "malformed: defaults kept (auto: skipped under a hypervisor)" \
 		has 'migration cost: not calibrated: the CPUs may be virtual'
 fi
+# A calibration whose CPU a SCHED_FIFO task holds (RT throttling off,
+# sched_rt_runtime_us -1, and CPU 2's fair server too: nothing else runs
+# there) must not hold up CPU hotplug:
+# MC's pair on numa is 0 <-> 2, CPU 2 spins, CPU 5 goes offline meanwhile
+# and must be done within 5 s; the writer, killed then, returns within 1 s,
+# and the calibration stops with the values kept once the task ends.
+HOG='D=/sys/kernel/debug/sched/migration_cost
+echo -1 > /proc/sys/kernel/sched_rt_runtime_us
+echo 0 > /sys/kernel/debug/sched/fair_server/cpu2/runtime
+rt_pressure 2 100 & hog=$!
+sleep 1
+echo 1 > $D/calibrate & cal=$!
+sleep 2
+t0=$(cut -d" " -f1 /proc/uptime)
+echo 0 > /sys/devices/system/cpu/cpu5/online & off=$!
+i=0; while kill -0 $off 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+t1=$(cut -d" " -f1 /proc/uptime)
+kill -0 $off 2>/dev/null && echo "hog: offline blocked" || echo "hog: offline done"
+echo "hog: offline took $t0 $t1" | awk "{ printf \"hog: offline took %d ms\\n\", (\$5 - \$4) * 1000 }"
+echo "hog: state while CPU 2 spins: $(cat $D/state)"
+kill -9 $cal; sleep 1
+kill -0 $cal 2>/dev/null && echo "hog: the killed writer waits" || echo "hog: the killed writer returned"
+kill $hog; wait $off
+mc-wait >/dev/null
+echo "hog: state after: $(cat $D/state)"
+echo 1 > /sys/devices/system/cpu/cpu5/online
+echo "hog: online $(cat /sys/devices/system/cpu/online)"'
+if boot fifo_hog numa "sched_verbose migration_calibrate=off $SMALL" "$HOG"; then
+	echo "$OUT" | grep '^hog: offline took' | sed 's/^/  /'
+	check "fifo_hog: CPU 5 went offline while CPU 2 spun, within 5 s" \
+		sh -c 'echo "$1" | grep -qx "hog: offline done" &&
+			[ "$(echo "$1" | sed -n "s/^hog: offline took \([0-9]*\) ms$/\1/p")" -le 5000 ]' - "$OUT"
+	check "fifo_hog: the calibration waited for CPU 2; its killed writer returned at once" \
+		sh -c 'echo "$1" | grep -qx "hog: state while CPU 2 spins: running" &&
+			echo "$1" | grep -qx "hog: the killed writer returned"' - "$OUT"
+	check "fifo_hog: then the calibration stopped, values kept" \
+		out_has 'hog: state after: interrupted: values kept'
+	check "fifo_hog: every CPU back online" out_has 'hog: online 0-15'
+fi
+
 # The kselftest where it must skip, not fail: the boot's report gone from
 # a kernel log that has wrapped (/dev/kmsg unlimited: printk.devkmsg=on),
 # and the two tests that run the calibration again, which a user must ask
