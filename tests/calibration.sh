@@ -146,7 +146,7 @@ if boot budget numa "sched_verbose $FORCE migration_budget_ms=20" '
 	KLOG_LAST=
 fi
 
-if boot cache_size numa "$FORCE max_cache_size=65536 migration_budget_ms=10000 migration_debug=1" 'mc-wait'; then
+if boot cache_size numa "$FORCE max_cache_size=64K migration_budget_ms=10000 migration_debug=1" 'mc-wait'; then
 	check "max_cache_size: in the header" has 'migration cost matrix \(cache_size: 65536,'
 	check "max_cache_size: buffers of 1/2, 3/4, 1 x 65536 bytes" \
 		[ "$(klog | sed -n 's/.*<-> [0-9]*, \([0-9]*\) bytes: cost.*/\1/p' |
@@ -168,7 +168,7 @@ fi
 if boot malformed numa "migration_factor=0 migration_debug=3 max_cache_size=1k migration_budget_ms=0 migration_calibrate=yes" 'mc-wait'; then
 	for w in 'migration_factor=0: not a decimal number from 1 to 1000; using 100' \
 		 'migration_debug=3: not a decimal number from 0 to 2; using 0' \
-		 'max_cache_size=1k: not a decimal number from 65536 to 1073741824; using the cache size, up to 32 MiB' \
+		 'max_cache_size=1k: not a size \(K, M, G\) from 65536 to 1073741824; using the cache size, up to 32 MiB' \
 		 'migration_budget_ms=0: not a decimal number from 1 to 60000; using 500' \
 		 'migration_calibrate=yes: not auto, off or force; using auto'; do
 		check "malformed: '$w'" [ "$(count "\] $w\$")" = 1 ]
