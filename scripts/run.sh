@@ -35,7 +35,7 @@ NAME=$name sh "$TOP/scripts/boot.sh" "$shape" "sched_verbose $append" \
 	 echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate
 	 echo "-- kernel: calibration report, rerun on the idle guest (dmesg)"
 	 dmesg | tail -n +$((n + 1)) | sed -n "s/^\[ *[0-9.]*\] //; /^migration cost/p; /^migration_cost/p
-		/^using cache_decay/p; /^min_delta/p; /^calibration delay/p; /^ *\[[0-9]*\]/p"
+		/^using cache_hot_time/p; /^min_delta/p; /^calibration delay/p; /^ *\[[0-9]*\]/p"
 	 echo "-- twin: tools/sched/migration_cost --debug=1 in the same guest"
 	 migration_cost --debug=1 --budget-ms=10000 | sed "s/^/twin: /"
 	 echo "-- CPU0 sched domains"; sched-domains 0
