@@ -17,10 +17,12 @@ snap() { for d in $D/domains/cpu*/domain*; do
 	echo "${d#$D/domains/} $n $t $g"
 done; }'
 
-# inject FAULT ARGS: fail FAULT's allocations of the calibration's writer
-# only (task-filter, /proc/self/make-it-fail in the subshell that writes);
-# the file is opened before, so that only the calibration's allocations fail.
-# ARGS are FAULT's knobs, as NAME=VALUE.
+# inject FAULT ARGS: fail FAULT's allocations while the subshell that
+# writes calibrate runs (task-filter, /proc/self/make-it-fail there) or,
+# with ARGS task-filter=N and a stack filter, those of the calibration's
+# own kthread that the filter names; the file is opened before, so that
+# only the calibration's allocations fail.  ARGS are FAULT's knobs, as
+# NAME=VALUE.
 INJECT='inject() { F=$D/../$1; shift
 	# The filter first: the probability last, once only the writer can fail.
 	echo Y > $F/task-filter; echo ${FI_VERBOSE:-0} > $F/verbose; echo N > $F/ignore-gfp-wait
@@ -42,7 +44,10 @@ leaks() { sleep 6; echo scan > $D/../kmemleak; echo "kmemleak: $(grep -c "^unref
 RUN="$SNAP
 $INJECT
 snap > /tmp/before; grep '^migration_cost=' \$D/migration_cost/matrix > /tmp/line-before
-inject failslab
+# The slabs the calibration's kthread allocates (mc_request_thread() and
+# what it calls: the calibration's state, its report, its CPU mask).
+set -- \$(text_of mc_request_thread)
+inject failslab task-filter=N require-start=\$1 require-end=\$2
 echo \"failslab: \$(cat \$D/migration_cost/state)\"
 snap | cmp -s - /tmp/before && echo 'failslab: domains unchanged'
 grep '^migration_cost=' \$D/migration_cost/matrix | cmp -s - /tmp/line-before && echo 'failslab: report unchanged'
@@ -51,7 +56,7 @@ grep '^migration_cost=' \$D/migration_cost/matrix | cmp -s - /tmp/line-before &&
 # of them the page allocator or the slabs happen to have at hand.
 set -- \$(text_of mc_measure)
 echo \"mc_measure: \$1 \$2\"
-inject fail_page_alloc require-start=\$1 require-end=\$2 min-order=0 ignore-gfp-highmem=N
+inject fail_page_alloc task-filter=N require-start=\$1 require-end=\$2 min-order=0 ignore-gfp-highmem=N
 echo \"fail_page_alloc: \$(cat \$D/migration_cost/state)\"
 snap > /tmp/after
 for l in \$(sed -n 's/^migration cost: \\([A-Z0-9_]*\\) .*: buffer allocation failed.*/\\1/p' \$D/migration_cost/matrix); do

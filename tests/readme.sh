@@ -5,8 +5,8 @@
 # comment names ("# exit status N").  The ```sh scratch block (a change to
 # a patch, then make export) runs in a scratch copy of the harness whose
 # build/linux is a clone of the tree, with an editor that adds a comment
-# to the function patch 27 adds; there make export must put it in patch
-# 27 and in no other.  What takes longer than make check can give (make
+# to the function patch 28 adds; there make export must put it in that
+# patch and in no other.  What takes longer than make check can give (make
 # check itself, check-debug, lint, the benchmarks, a base kernel, or a
 # KERNEL= not built) runs as make -n, and the scripts it would run must
 # exist.  make shell gets "poweroff -f" typed once the guest's init runs.
@@ -113,13 +113,15 @@ for f in "$h"/cmd/*; do
 	run "$f"
 done
 
-# What the scratch block's make export changed: patch 27 gained the edit,
-# no other patch did (the later ones may only see their fair.c hunks
-# move, the cover letter its diffstat), and no patch before 27 changed.
+# What the scratch block's make export changed: the patch that adds the
+# function it edits ("Pull a lone task", 28 now) gained the edit, no
+# other patch did (the later ones may only see their fair.c hunks move,
+# the cover letter its diffstat), and no patch before it changed.
+target=$(cd "$h/top/patches" && ls *-Pull-a-lone-task-* | cut -c 1-4)
 changed=$(git -C "$h/top" diff --name-only | sed 's|^patches/||; s|-.*||' | tr '\n' ' ')
-check "the scratch block's edit went into patch 27, and no patch before it changed ($changed)" \
+check "the scratch block's edit went into patch $target, and no patch before it changed ($changed)" \
 	sh -c 'git -C "$1" diff patches/ | grep "^[+-][+-]" | grep -v "^+++ \|^--- " > "$1/../edits"
 		[ "$(cat "$1/../edits")" = "++/* readme.sh: an edit */" ] &&
-		git -C "$1" diff patches/0027-* | grep -q "^++/\* readme.sh: an edit \*/" &&
-		! echo "$2" | grep -qE "(^| )00(0[1-9]|1[0-9]|2[0-6]) "' - "$h/top" "$changed"
+		git -C "$1" diff patches/$3-* | grep -q "^++/\* readme.sh: an edit \*/" &&
+		for n in $2; do [ "$n" = 0000 ] || [ "$n" -ge "$3" ] || exit 1; done' - "$h/top" "$changed" "$target"
 finish
