@@ -12,10 +12,10 @@
 #   - hackbench (rt-tests, pipe mode): seconds, median of ROUNDS boots.
 # Figures are reported as ratios to the base: TCG absolute times say little.
 # Environment: ROUNDS (default 5), SHAPE (default numa), HACKBENCH (arguments,
-# or "none": no hackbench), CONFIGS (the configurations to run, default all:
-# base patched off forced forced-small), EXTRA (more configurations, one
-# "NAME:KERNEL:ARGS" per line, named in CONFIGS too: an older build of the
-# series, say, booted alternately with these).
+# or "none": no hackbench), BENCH_CONFIGS (the configurations to run,
+# default all: base patched off forced forced-small), BENCH_EXTRA (more
+# configurations, one "NAME:KERNEL:ARGS" per line, named in BENCH_CONFIGS
+# too: an older build of the series, say, booted alternately with these).
 set -eu
 . "$(dirname "$0")/lib.sh"
 rounds=${ROUNDS:-5}
@@ -33,11 +33,11 @@ patched:$OBJ/$KIMAGE:
 off:$OBJ/$KIMAGE:migration_calibrate=off
 forced:$OBJ/$KIMAGE:migration_calibrate=force
 forced-small:$OBJ/$KIMAGE:migration_calibrate=force+max_cache_size=262144
-${EXTRA:-}"
-names=${CONFIGS:-base patched off forced forced-small}
+${BENCH_EXTRA:-}"
+names=${BENCH_CONFIGS:-base patched off forced forced-small}
 configs=$(echo "$configs" | while IFS=: read -r name rest; do
 	case " $names " in *" $name "*) echo "$name:$rest" ;; esac; done)
-[ -n "$configs" ] || die "CONFIGS=$names names no configuration"
+[ -n "$configs" ] || die "BENCH_CONFIGS=$names names no configuration"
 [ "$hackbench" != none ] || hackbench=
 
 run="up=\$(cut -d' ' -f1 /proc/uptime); echo \"bench boot \$up\"
