@@ -27,7 +27,7 @@ S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
 	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt bench-shared bench-wakeup hotpath \
-	bench-calibration bench-schedstats clean
+	bench-calibration bench-stability bench-schedstats clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -61,6 +61,8 @@ help:
 	@echo "make hotpath    what the SMT capacity's static key costs when off (x86_64)"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
+	@echo "make bench-stability  one value per boot? measured levels and flips, pinned"
+	@echo "                and co-pinned host shape, idle and under host load bursts"
 	@echo ""
 	@echo "Knobs (TIMEOUT, QEMU_EXTRA, KCONFIG_EXTRA, KUNIT_FILTER, KERNEL, ...): README.md, Reference"
 
@@ -165,6 +167,9 @@ hotpath: tree
 
 bench-calibration: kernel initramfs
 	@SHAPE=$(BOOT_SHAPE) sh $(S)/bench-calibration.sh
+
+bench-stability: kernel initramfs
+	@sh $(S)/bench-stability.sh
 
 # The objects of every build (series, base, debug, jump-label) and the
 # boots' logs; the tree, downloads, ccache and the benchmarks' results stay.

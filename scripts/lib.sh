@@ -303,7 +303,7 @@ native_twin() {
 # the userspace twin) into records for SOURCE and RUN, with awk variables
 # src, run and pfx (the ERE before "migration cost:"); with first= set, the
 # records of the first calibration of the log go to SOURCE "first":
-#   SOURCE RUN size LEVEL BYTES COST_NS RETOUCH_NS SPREAD_NS  (per buffer size)
+#   SOURCE RUN size LEVEL BYTES COST_NS RETOUCH_NS LO_NS HI_NS ROUNDS  (per size)
 #   SOURCE RUN level LEVEL COST_US STATE BUFFER_BYTES        (per level)
 #   SOURCE RUN delay MSEC
 #   SOURCE RUN line MIGRATION_COST=
@@ -311,8 +311,8 @@ CALIBRATION_LINES='
 { sub(/\r$/, ""); s = (first != "" && !done) ? first : src }
 $0 ~ pfx "migration cost: [A-Z0-9_]+: CPU [0-9]+ <-> [0-9]+, [0-9]+ bytes: cost" {
 	l = $0; sub(".*" pfx "migration cost: ", "", l); split(l, f, /[ :(),]+/)
-	# f: LEVEL CPU a <-> b BYTES bytes cost N ns re-touch N ns spread N ns
-	print s, run, "size", f[1], f[6], f[9], f[12], f[15]; next }
+	# f: LEVEL CPU a <-> b BYTES bytes cost N ns re-touch N ns 90% in LO to HI ns R rounds
+	print s, run, "size", f[1], f[6], f[9], f[12], f[16], f[18], f[20]; next }
 $0 ~ pfx "migration cost: [A-Z0-9_]+ [0-9.]+ us \\(" {
 	l = $0; sub(".*" pfx "migration cost: ", "", l)
 	state = l; sub(/.*\): /, "", state); sub(/,.*/, "", state); gsub(/ /, "_", state)

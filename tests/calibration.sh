@@ -19,7 +19,7 @@ CACHES='for i in /sys/devices/system/cpu/cpu0/cache/index*; do
 # level's other CPU, that level's cost if it was measured, else 0.0.
 row_is_levels() {
 	row=$(klog | sed -n 's/^\[[ .0-9]*\] \[00\]: //p')
-	klog | sed -n 's/^\[[ .0-9]*\] migration cost: [A-Z0-9_]* \([0-9.]*\) us (CPU 0 <-> \([0-9]*\),.*: \(measured\|noise\), spread .*/\1 \2 \3/p' |
+	klog | sed -n 's/^\[[ .0-9]*\] migration cost: [A-Z0-9_]* \([0-9.]*\) us (CPU 0 <-> \([0-9]*\),.*: \(measured\|noise\), 90% in .*/\1 \2 \3/p' |
 		awk -v row="$row" 'BEGIN { split(row, cell, " ") }
 			{ n++; want = $3 == "measured" ? $1 : "0.0"
 			  if (cell[$2 + 1] != want) { print "CPU 0 <-> " $2 ": cell " cell[$2 + 1] ", want " want; bad++ } }
@@ -156,12 +156,17 @@ fi
 # migration_debug=1: a line per level and per size; 2: also per run.
 if boot debug1 numa "$FORCE $SMALL migration_debug=1" 'mc-wait'; then
 	check "migration_debug=1: 3 sizes x 3 levels, each with its verdict" \
-		[ "$(count '\] migration cost: [A-Z]+: CPU [0-9]+ <-> [0-9]+, [0-9]+ bytes: cost [0-9]+ ns \(re-touch [0-9]+ ns, spread [0-9]+ ns\): (above noise|noise)$')" = 9 ]
+		[ "$(count '\] migration cost: [A-Z]+: CPU [0-9]+ <-> [0-9]+, [0-9]+ bytes: cost [0-9]+ ns \(re-touch [0-9]+ ns, 90% in -?[0-9]+ to -?[0-9]+ ns, [0-9]+ rounds\): (above noise|noise|undecided, noise)$')" = 9 ]
 	check "migration_debug=1: no per-run lines" [ "$(count ', run [0-9]: ')" = 0 ]
 fi
 if boot debug2 numa "$FORCE $SMALL migration_debug=2" 'mc-wait'; then
-	runs=$(count '\] migration cost: [A-Z]+: CPU [0-9]+ -> [0-9]+, [0-9]+ bytes, run [0-4]: [0-9]+ ns$')
-	check "migration_debug=2: 3 levels x 3 sizes x 4 scenarios x 5 timed runs (got $runs)" [ "$runs" = 180 ]
+	runs=$(count '\] migration cost: [A-Z]+: CPU [0-9]+ -> [0-9]+, [0-9]+ bytes, run [0-9]+: [0-9]+ ns( \(return trip\))?$')
+	returns=$(count ', run [0-9]+: [0-9]+ ns \(return trip\)$')
+	rounds=$(klog | sed -n 's/.* bytes: cost .*, \([0-9]*\) rounds): .*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+	check "migration_debug=2: 4 runs per timed round of 3 sizes x 3 levels ($rounds rounds, got $runs)" \
+		[ "$runs" = $((4 * rounds)) ]
+	check "migration_debug=2: half of them return trips ($returns)" [ "$returns" = $((2 * rounds)) ]
+	check "migration_debug=2: 5 to 15 rounds per size" [ "$rounds" -ge 45 ] && [ "$rounds" -le 135 ]
 fi
 
 # Malformed values: one warning each, naming the default, and the boot goes on.

@@ -154,24 +154,24 @@ level_line() { klog | sed -n "s/^\[[ .0-9]*\] migration cost: $1 /$1 /p"; }
 # The sched-domains lines of $OUT, without kernel messages.
 domains() { echo "$OUT" | grep -E '^cpu[0-9]+ '; }
 
-# timed_levels_ok: every measured or noise level line is well formed, and a
-# measured one is more than twice its spread, as the confidence rule says.
-# The line rounds both to 0.1 us, so a cost of 0.6 us may be more than twice
-# a spread of 0.3 us (0.64 against 0.31): a level fails only if no
-# values that round to those pass the rule.
+# timed_levels_ok: every measured or noise level line is well formed, took
+# 5 to 15 rounds, and a measured one has its cost inside its 90% interval,
+# which is above 0, as the confidence rule says.
 timed_levels_ok() {
 	klog | sed -n 's/^\[[ .0-9]*\] migration cost: //p' | awk '
-		/: (measured|noise), spread / { n++
-			if ($0 !~ /^[A-Z]+ [0-9]+\.[0-9] us \(CPU [0-9]+ <-> [0-9]+, L[0-9] [0-9]+ [KM]iB, buffer [0-9]+ [KM]iB\): (measured|noise), spread [0-9]+\.[0-9] us$/) {
+		/: (measured|noise), 90% in / { n++
+			if ($0 !~ /^[A-Z]+ [0-9]+\.[0-9] us \(CPU [0-9]+ <-> [0-9]+, L[0-9] [0-9]+ [KM]iB, buffer [0-9]+ [KM]iB\): (measured|noise), 90% in -?[0-9]+\.[0-9] to -?[0-9]+\.[0-9] us, [0-9]+ rounds$/) {
 				print "malformed: " $0; bad++ }
-			if (/: measured,/ && $2 + 0.05 <= 2 * ($(NF - 1) - 0.05)) { print "measured within noise: " $0; bad++ } }
+			lo = $(NF - 5); hi = $(NF - 3); r = $(NF - 1)
+			if (r < 5 || r > 15 || lo > hi) { print "bad interval or rounds: " $0; bad++ }
+			if (/: measured,/ && !(lo > 0 && lo <= $2 && $2 <= hi)) { print "measured within noise: " $0; bad++ } }
 		END { exit bad }'
 }
 
 # unmeasured_zero: every level the report does not call measured has 0 on
 # every domain (noise never becomes a value), unless migration_cost= pins it.
 unmeasured_zero() {
-	for l in $(klog | sed -n 's/^\[[ .0-9]*\] migration cost: \([A-Z0-9_]*\) .*: \(noise, spread .*\|budget spent\|skipped.*\|no .*\|buffer .*\|a CPU .*\)$/\1/p'); do
+	for l in $(klog | sed -n 's/^\[[ .0-9]*\] migration cost: \([A-Z0-9_]*\) .*: \(noise, 90% in .*\|budget spent\|skipped.*\|no .*\|buffer .*\|a CPU .*\)$/\1/p'); do
 		domains | awk -v l="$l" '$4 == l && $5 != 0 { print "  " $0; bad++ } END { exit bad }' || return 1
 	done
 }
