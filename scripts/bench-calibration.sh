@@ -56,7 +56,7 @@ while [ "$b" -le "$boots" ]; do
 	for pin in pinned copinned unpinned; do
 		u=0 p=
 		[ "$pin" = unpinned ] && u=1
-		[ "$pin" = copinned ] && p=$(echo "$SHAPE_PIN" | awk '{ for (i = 1; i <= NF; i++) printf "%s ", $1 }')
+		[ "$pin" = copinned ] && p=$(copinned_pins)
 		r=$run
 		[ "$pin$b" != pinned1 ] || r="$run; ($sweep) | sed 's/^/sweep: /'"
 		log=$LOGS/bench-calibration-$pin-$b.log

@@ -35,7 +35,6 @@ pins=${PINS-pinned copinned}
 burst_ms=${BURST_MS:-30}
 burst_s=$(awk "BEGIN { print $burst_ms / 1000 }")
 bench_dir bench-stability
-copinned=$(echo "$SHAPE_PIN" | awk '{ for (i = 1; i <= NF; i++) printf "%s ", $1 }')
 
 # burst_start / burst_stop: a busy loop per host CPU of SHAPE_PIN, busy
 # BURST_MS, then idle as long, so that some runs are hit and others not.
@@ -75,7 +74,7 @@ while [ "$b" -le "$boots" ]; do
 		[ "$load" = idle ] || burst_start
 		for pin in $pins; do
 			p=
-			[ "$pin" = copinned ] && p=$copinned
+			[ "$pin" = copinned ] && p=$(copinned_pins)
 			for k in $kernels; do
 				name=${k%%:*}
 				log=$LOGS/bench-stability-$name-$load-$pin-$b.log

@@ -41,6 +41,11 @@ load_shape() {
 	. "$TOP/shapes/$1"
 }
 
+# copinned_pins: a PIN= for the loaded shape that binds every vCPU thread
+# to the host CPU of its first vCPU, where a guest migration crosses no
+# host cache.
+copinned_pins() { echo "$SHAPE_PIN" | awk '{ for (i = 1; i <= NF; i++) printf "%s ", $1 }'; }
+
 # host_cpus: the host CPUs this harness may use (online and in its
 # affinity, as cpusets leave it), one line each: package, core (the first
 # CPU of core_cpus_list: unique where core_id is not, as on arm64), CPU;

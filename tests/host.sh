@@ -180,8 +180,10 @@ fi
 # move, TCG's per-vCPU software TLB), so every timed level is noise.  The
 # series before the null control measured 9 of 10 such boots
 # (make bench-stability).
-copin=$(echo "$SHAPE_PIN" | awk '{ for (i = 1; i <= NF; i++) printf "%s ", $1 }')
-if PIN=$copin boot copinned host "$FORCE" "mc-wait >/dev/null; echo 1 > $CALIBRATE; echo 1 > $CALIBRATE"; then
+if PIN=$(copinned_pins) boot copinned host "$FORCE" "mc-wait >/dev/null; echo 1 > $CALIBRATE; echo 1 > $CALIBRATE"; then
+	check "co-pinned: every vCPU thread bound to host CPU ${SHAPE_PIN%% *}" sh -c '
+		[ "$(wc -l < "$1")" = "$(echo $3 | wc -w)" ] &&
+		[ "$(cut -d" " -f9 "$1" | sort -u)" = "$2" ]' - "$LOG.pins" "${SHAPE_PIN%% *}" "$SHAPE_PIN"
 	timed=$(count '\] migration cost: [A-Z0-9_]+ [0-9.]+ us \(.*\): (measured|noise), ')
 	check "co-pinned: three calibrations timed the levels ($timed level lines)" [ "$timed" -ge 3 ]
 	check "co-pinned: no level measured, a move crosses no host cache" \

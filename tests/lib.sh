@@ -159,7 +159,7 @@ domains() { echo "$OUT" | grep -E '^cpu[0-9]+ '; }
 # which is above 0, as the confidence rule says.
 timed_levels_ok() {
 	klog | sed -n 's/^\[[ .0-9]*\] migration cost: //p' | awk '
-		/: (measured|noise), 90% in / { n++
+		/^[A-Z0-9_]+ [^:]*\): (measured|noise)(,|$)/ { n++
 			if ($0 !~ /^[A-Z]+ [0-9]+\.[0-9] us \(CPU [0-9]+ <-> [0-9]+, L[0-9] [0-9]+ [KM]iB, buffer [0-9]+ [KM]iB\): (measured|noise), 90% in -?[0-9]+\.[0-9] to -?[0-9]+\.[0-9] us, [0-9]+ rounds$/) {
 				print "malformed: " $0; bad++ }
 			lo = $(NF - 5); hi = $(NF - 3); r = $(NF - 1)
