@@ -7,10 +7,10 @@
 # with its modules in its initramfs; then boot it through KUnit, the
 # kselftests and the scenarios that reach the series' code (DEBUG_TESTS):
 # negative controls for every report class, debugfs files against
-# rebuilds, fault injection, torture.  Any report fails a boot
-# (scripts/boot.sh).  Result lines are tagged "debug:"; logs go to
-# build/logs/debug (LOGS/debug).  make check runs it for x86_64, make
-# check-debug for every arch, with longer torture.
+# rebuilds, fault injection, torture, an outside stressor (stress-ng).
+# Any report fails a boot (scripts/boot.sh).  Result lines are tagged
+# "debug:"; logs go to build/logs/debug (LOGS/debug).  make check runs it
+# for x86_64, make check-debug for every arch, with longer torture.
 set -u
 . "$(dirname "$0")/lib.sh"
 export LOGS=$LOGS/debug
@@ -54,9 +54,9 @@ for arch in ${DEBUG_ARCHES:-x86_64}; do
 	# stall, a kmemleak scan) among them.
 	export REPORTS="${REPORTS:-kasan}"
 	# The race and fault-injection scenarios are written for numa's 16
-	# CPUs and 2 nodes: x86_64 only.
+	# CPUs and 2 nodes: x86_64 only; so is the stress-ng run, the host's.
 	tests="debug-reports debug-torture"
-	[ "$arch" != x86_64 ] || tests="debug-reports debugfs-race debugfs-stall debug-fault-injection debug-torture"
+	[ "$arch" != x86_64 ] || tests="debug-reports debugfs-race debugfs-stall debug-fault-injection debug-torture debug-stress"
 	for t in ${DEBUG_TESTS:-$tests}; do
 		[ -f "$TOP/tests/$t.sh" ] || { echo "not ok - debug: no test $t"; rc=1; continue; }
 		t0=$(date +%s)

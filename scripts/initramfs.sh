@@ -8,7 +8,8 @@
 # (static, with run_kselftest.sh) and the tree's tools/sched/migration_cost,
 # packed by the tree's usr/gen_init_cpio.  For a kernel with modules built
 # in an OBJDIR of its own (a debug kernel): the arch's archive, followed
-# by one of the modules.
+# by one of the modules, and initramfs-stress.cpio, that archive followed by
+# one of the host binaries arch/ARCH lists in STRESS_BINARIES (stress-ng).
 # Usage: initramfs.sh ARCH [SRCDIR OBJDIR]
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,41 @@ modules_spec() {
 	done
 }
 
+# guest_libs BINARY: "GUEST_PATH HOST_PATH" of each shared library BINARY
+# loads: ldd's answer for the host's binaries; for a foreign arch's, its
+# interpreter and the libraries it names, from the cross compiler's libc
+# (libc6-dev-*-cross), in /lib, where the loader looks without a cache.
+guest_libs() {
+	if [ -z "${DEBIAN_ARCH:-}" ]; then
+		ldd "$1" | sed -n 's|.*=> \(/[^ ]*\) .*|\1 \1|p; s|^\t\(/[^ ]*\) .*|\1 \1|p'
+		return
+	fi
+	sysroot=/usr/${CROSS_COMPILE%-}/lib
+	interp=$("${CROSS_COMPILE}readelf" -l "$1" | sed -n 's|.*interpreter: \(/[^]]*\)\]|\1|p')
+	[ -z "$interp" ] || echo "$interp $sysroot/${interp##*/}"
+	"${CROSS_COMPILE}readelf" -d "$1" | sed -n 's|.*(NEEDED).*\[\(.*\)\]|\1|p' |
+		while read -r lib; do
+			[ -f "$sysroot/$lib" ] || die "initramfs: $1 needs $lib, not in $sysroot"
+			echo "/lib/$lib $sysroot/$lib"
+		done
+}
+
+# binaries_spec BINARY...: the gen_init_cpio lines of each BINARY, in
+# /usr/bin, and of the shared libraries it loads.
+binaries_spec() {
+	for f in "$@"; do
+		echo "file /usr/bin/${f##*/} $f 0755 0 0"
+		guest_libs "$f" | while read -r lib host; do
+			d=
+			for part in $(echo "${lib%/*}" | tr / ' '); do
+				d=$d/$part
+				echo "dir $d 0755 0 0"
+			done
+			echo "file $lib $(readlink -f "$host") 0755 0 0"
+		done
+	done | awk '!seen[$0]++'
+}
+
 # A kernel of the series' tree with modules in a directory of its own (a
 # debug kernel): the arch's initramfs, made if need be, then an archive of
 # the modules, which the kernel unpacks after the first: the userspace is
@@ -40,6 +76,14 @@ if [ -d "$obj/modules/lib" ] && [ "$obj" != "$(cd "$OBJ" && pwd)" ] &&
 	"$gen" "$obj/modules.spec" > "$obj/modules.cpio"
 	cat "$OBJ/initramfs.cpio" "$obj/modules.cpio" > "$obj/initramfs.cpio"
 	say "initramfs: ${obj#$TOP/}/initramfs.cpio, ${OBJ#$TOP/}'s with the modules ($(du -k "$obj/initramfs.cpio" | cut -f1) KiB)"
+	# The stress tests' archive: that one, then the outside stressors
+	# (STRESS_BINARIES), which only they boot with.
+	if [ -n "${STRESS_BINARIES:-}" ]; then
+		binaries_spec $STRESS_BINARIES > "$obj/stress.spec"
+		"$gen" "$obj/stress.spec" > "$obj/stress.cpio"
+		cat "$obj/initramfs.cpio" "$obj/stress.cpio" > "$obj/initramfs-stress.cpio"
+		say "initramfs: ${obj#$TOP/}/initramfs-stress.cpio, with $STRESS_BINARIES ($(du -k "$obj/initramfs-stress.cpio" | cut -f1) KiB)"
+	fi
 	exit 0
 fi
 
@@ -90,25 +134,6 @@ if [ -f "$src/tools/sched/migration_cost/Makefile" ]; then
 	twin=$obj/guest/migration_cost
 fi
 
-# guest_libs BINARY: "GUEST_PATH HOST_PATH" of each shared library BINARY
-# loads: ldd's answer for the host's binaries; for a foreign arch's, its
-# interpreter and the libraries it names, from the cross compiler's libc
-# (libc6-dev-*-cross), in /lib, where the loader looks without a cache.
-guest_libs() {
-	if [ -z "${DEBIAN_ARCH:-}" ]; then
-		ldd "$1" | sed -n 's|.*=> \(/[^ ]*\) .*|\1 \1|p; s|^\t\(/[^ ]*\) .*|\1 \1|p'
-		return
-	fi
-	sysroot=/usr/${CROSS_COMPILE%-}/lib
-	interp=$("${CROSS_COMPILE}readelf" -l "$1" | sed -n 's|.*interpreter: \(/[^]]*\)\]|\1|p')
-	[ -z "$interp" ] || echo "$interp $sysroot/${interp##*/}"
-	"${CROSS_COMPILE}readelf" -d "$1" | sed -n 's|.*(NEEDED).*\[\(.*\)\]|\1|p' |
-		while read -r lib; do
-			[ -f "$sysroot/$lib" ] || die "initramfs: $1 needs $lib, not in $sysroot"
-			echo "/lib/$lib $sysroot/$lib"
-		done
-}
-
 spec=$obj/initramfs.spec
 {
 	for d in bin sbin usr usr/bin proc sys dev tmp root; do
@@ -129,17 +154,7 @@ spec=$obj/initramfs.spec
 	modules_spec
 	# Binaries that run in this guest (the host's, or a foreign arch's
 	# from Debian), with their shared libraries.
-	for f in ${GUEST_BINARIES:-}; do
-		echo "file /usr/bin/${f##*/} $f 0755 0 0"
-		guest_libs "$f" | while read -r lib host; do
-			d=
-			for part in $(echo "${lib%/*}" | tr / ' '); do
-				d=$d/$part
-				echo "dir $d 0755 0 0"
-			done
-			echo "file $lib $(readlink -f "$host") 0755 0 0"
-		done
-	done | awk '!seen[$0]++'
+	binaries_spec ${GUEST_BINARIES:-}
 	(cd "$ks" && find . -mindepth 1 | sort) | while read -r p; do
 		if [ -d "$ks/$p" ]; then
 			echo "dir /kselftest/${p#./} 0755 0 0"

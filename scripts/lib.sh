@@ -27,7 +27,7 @@ die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 load_arch() {
 	[ -f "$TOP/arch/$1" ] || die "unknown ARCH '$1' (have: $(ls "$TOP/arch" | tr '\n' ' '))"
 	# What an arch file may leave out.
-	DEBIAN_ARCH= GUEST_BINARIES= KSELFTEST_SKIPS=
+	DEBIAN_ARCH= GUEST_BINARIES= STRESS_BINARIES= KSELFTEST_SKIPS=
 	. "$TOP/arch/$1"
 	OBJ=$BUILD/$1
 	# Debian's bash-static: the host's, or the one deps.sh unpacks.

@@ -15,14 +15,14 @@ US='[0-9]+\.[0-9] us'		# a cost in the per-level lines
 CACHES='for i in /sys/devices/system/cpu/cpu0/cache/index*; do
 	echo "cache L$(cat $i/level) $(cat $i/type) $(cat $i/size)"; done'
 
-# row_is_levels: the matrix row of CPU 0 has, in the column of each timed
-# level's other CPU, that level's cost if it was measured, else 0.0.
+# row_is_levels: the matrix has, in the row and column of each timed
+# level's pair, that level's cost if it was measured, else 0.0.
 row_is_levels() {
-	row=$(klog | sed -n 's/^\[[ .0-9]*\] \[00\]: //p')
-	klog | sed -n 's/^\[[ .0-9]*\] migration cost: [A-Z0-9_]* \([0-9.]*\) us (CPU 0 <-> \([0-9]*\),.*: \(measured\|noise\), 90% in .*/\1 \2 \3/p' |
-		awk -v row="$row" 'BEGIN { split(row, cell, " ") }
-			{ n++; want = $3 == "measured" ? $1 : "0.0"
-			  if (cell[$2 + 1] != want) { print "CPU 0 <-> " $2 ": cell " cell[$2 + 1] ", want " want; bad++ } }
+	klog | sed -n 's/^\[[ .0-9]*\] \[\([0-9]*\)\]: /row \1 /p
+		s/^\[[ .0-9]*\] migration cost: [A-Z0-9_]* \([0-9.]*\) us (CPU \([0-9]*\) <-> \([0-9]*\),.*: \(measured\|noise\), 90% in .*/level \1 \2 \3 \4/p' |
+		awk '$1 == "row" { r = $2 + 0; for (i = 3; i <= NF; i++) cell[r, i - 3] = $i; next }
+			{ n++; want = $5 == "measured" ? $2 : "0.0"
+			  if (cell[$3, $4] != want) { print "CPU " $3 " <-> " $4 ": cell " cell[$3, $4] ", want " want; bad++ } }
 			END { if (!n) print "no timed level"; exit bad || !n }'
 }
 
@@ -66,17 +66,18 @@ if boot forced numa "sched_verbose $FORCE $SMALL" "$CACHES; mc-wait; sched-domai
 	check "forced: min_delta line, in us" has '\] min_delta: [0-9]+\.[0-9] us$'
 	check "forced: the closing line names the per-level values" \
 		has '\] using cache_hot_time per level: the lines below$'
-	check "forced: CPU 0's row has each level's cost at its pair, 0.0 unless measured" \
+	check "forced: the matrix has each level's cost at its pair, 0.0 unless measured" \
 		row_is_levels
-	check "forced: SMT skipped" \
-		[ "$(level_line SMT)" = 'SMT (CPU 0 <-> 1): skipped: SMT siblings share their caches' ]
+	# Pairs away from the boot CPU's core, 0-1, where init runs.
+	check "forced: SMT (CPU 2 <-> 3) skipped" \
+		[ "$(level_line SMT)" = 'SMT (CPU 2 <-> 3): skipped: SMT siblings share their caches' ]
 	l2=$(guest_cache 2) l3=$(guest_cache 3)
-	check "forced: MC (CPU 0 <-> 2) loses the L2 of cacheinfo ($l2), measured or noise" \
-		sh -c "echo \"\$1\" | grep -qE '^MC $US \(CPU 0 <-> 2, L2 $l2, buffer [0-9]+ KiB\): (measured|noise), '" - "$(level_line MC)"
-	check "forced: PKG (CPU 0 <-> 4) loses the L3 ($l3)" \
-		sh -c "echo \"\$1\" | grep -qE '^PKG $US \(CPU 0 <-> 4, L3 $l3, buffer [0-9]+ KiB\): (measured|noise), '" - "$(level_line PKG)"
-	check "forced: NUMA (CPU 0 <-> 8) loses the L3 ($l3)" \
-		sh -c "echo \"\$1\" | grep -qE '^NUMA $US \(CPU 0 <-> 8, L3 $l3, buffer [0-9]+ KiB\): (measured|noise), '" - "$(level_line NUMA)"
+	check "forced: MC (CPU 4 <-> 6) loses the L2 of cacheinfo ($l2), measured or noise" \
+		sh -c "echo \"\$1\" | grep -qE '^MC $US \(CPU 4 <-> 6, L2 $l2, buffer [0-9]+ KiB\): (measured|noise), '" - "$(level_line MC)"
+	check "forced: PKG (CPU 2 <-> 4) loses the L3 ($l3)" \
+		sh -c "echo \"\$1\" | grep -qE '^PKG $US \(CPU 2 <-> 4, L3 $l3, buffer [0-9]+ KiB\): (measured|noise), '" - "$(level_line PKG)"
+	check "forced: NUMA (CPU 2 <-> 8) loses the L3 ($l3)" \
+		sh -c "echo \"\$1\" | grep -qE '^NUMA $US \(CPU 2 <-> 8, L3 $l3, buffer [0-9]+ KiB\): (measured|noise), '" - "$(level_line NUMA)"
 	check "forced: measured levels are above noise" timed_levels_ok
 	check "forced: a named migration_cost= line with the 4 levels" \
 		sh -c "echo \"\$1\" | grep -qxE 'SMT:0,MC:[0-9]+,PKG:[0-9]+,NUMA:[0-9]+'" - "$(cost_line)"
@@ -96,10 +97,10 @@ if boot epyc epyc "sched_verbose $FORCE $SMALL" "$CACHES
 	l2=$(guest_cache 2) l3=$(guest_cache 3)
 	check "epyc: /proc/cpuinfo's cache size is the L2 ($l2), not the L3 ($l3)" \
 		[ "$(echo "$OUT" | sed -n 's/^cpuinfo //p')" = "$(echo "$OUT" | awk '$1 == "cache" && $2 == "L2" { print $4 }')" ]
-	check "epyc: MC (CPU 0 <-> 2) loses the L2 ($l2)" \
-		sh -c "echo \"\$1\" | grep -qE '^MC $US \(CPU 0 <-> 2, L2 $l2, '" - "$(level_line MC)"
-	check "epyc: PKG (CPU 0 <-> 4) loses the L3 ($l3)" \
-		sh -c "echo \"\$1\" | grep -qE '^PKG $US \(CPU 0 <-> 4, L3 $l3, '" - "$(level_line PKG)"
+	check "epyc: MC (CPU 4 <-> 6) loses the L2 ($l2)" \
+		sh -c "echo \"\$1\" | grep -qE '^MC $US \(CPU 4 <-> 6, L2 $l2, '" - "$(level_line MC)"
+	check "epyc: PKG (CPU 2 <-> 4) loses the L3 ($l3)" \
+		sh -c "echo \"\$1\" | grep -qE '^PKG $US \(CPU 2 <-> 4, L3 $l3, '" - "$(level_line PKG)"
 	check "epyc: every domain has the value of the line" line_is_domains
 fi
 
@@ -114,8 +115,8 @@ fi
 # Named levels are pinned, the others measured.
 if boot named numa "sched_verbose $FORCE $SMALL migration_cost=NUMA:2000,MC:300" 'mc-wait; sched-domains'; then
 	check "named: MC and NUMA pinned" \
-		[ "$(level_line MC; level_line NUMA)" = 'MC (CPU 0 <-> 2): pinned by migration_cost=
-NUMA (CPU 0 <-> 8): pinned by migration_cost=' ]
+		[ "$(level_line MC; level_line NUMA)" = 'MC (CPU 4 <-> 6): pinned by migration_cost=
+NUMA (CPU 2 <-> 8): pinned by migration_cost=' ]
 	check "named: PKG measured or noise" \
 		sh -c "echo \"\$1\" | grep -qE '^PKG $US .*: (measured|noise), '" - "$(level_line PKG)"
 	check "named: the line keeps the pinned values" \
@@ -126,9 +127,9 @@ fi
 # The budget (here 20 ms) stops the calibration within a step of 64 KiB; the
 # levels it did not reach say so and keep the default.  How long it took is
 # asserted on a rerun from debugfs, in an idle guest: at boot the delay also
-# counts the wait for a kworker on CPU 0, which the init thread holds while
-# it frees init memory without yielding (PREEMPT_NONE): 25 to 41 ms in 7
-# boots here, 356 and 398 ms in 2 more, 309 ms once on CI.
+# counts the waits for the CPUs it moves to, which boot work can hold
+# without yielding (PREEMPT_NONE): when the pairs began at CPU 0, where init
+# frees init memory, 356 and 398 ms in 2 boots of 9 here, 309 ms once on CI.
 if boot budget numa "sched_verbose $FORCE migration_budget_ms=20" '
 	mc-wait >/dev/null; echo 1 > /sys/kernel/debug/sched/migration_cost/calibrate
 	sched-domains'; then
@@ -182,16 +183,16 @@ if boot malformed numa "migration_factor=0 migration_debug=3 max_cache_size=1k m
 		has 'migration cost: not calibrated: the CPUs may be virtual'
 fi
 # A calibration whose CPU a SCHED_FIFO task holds (RT throttling off,
-# sched_rt_runtime_us -1, and CPU 2's fair server too: nothing else runs
+# sched_rt_runtime_us -1, and CPU 4's fair server too: nothing else runs
 # there) must not hold up CPU hotplug:
-# MC's pair on numa is 0 <-> 2, CPU 2 spins, CPU 5 goes offline meanwhile
+# MC's pair on numa is 4 <-> 6, CPU 4 spins, CPU 5 goes offline meanwhile
 # and must be done within 5 s; the writer, killed then, returns within 5 s
 # (while the old code held it until the task ended),
 # and the calibration stops with the values kept once the task ends.
 HOG='D=/sys/kernel/debug/sched/migration_cost
 echo -1 > /proc/sys/kernel/sched_rt_runtime_us
-echo 0 > /sys/kernel/debug/sched/fair_server/cpu2/runtime
-rt_pressure 2 100 & hog=$!
+echo 0 > /sys/kernel/debug/sched/fair_server/cpu4/runtime
+rt_pressure 4 100 & hog=$!
 sleep 1
 echo 1 > $D/calibrate & cal=$!
 sleep 2
@@ -201,7 +202,7 @@ i=0; while kill -0 $off 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)
 t1=$(cut -d" " -f1 /proc/uptime)
 kill -0 $off 2>/dev/null && echo "hog: offline blocked" || echo "hog: offline done"
 echo "hog: offline took $t0 $t1" | awk "{ printf \"hog: offline took %d ms\\n\", (\$5 - \$4) * 1000 }"
-echo "hog: state while CPU 2 spins: $(cat $D/state)"
+echo "hog: state while CPU 4 spins: $(cat $D/state)"
 kill -9 $cal
 i=0; while kill -0 $cal 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 kill -0 $cal 2>/dev/null && echo "hog: the killed writer waits" || echo "hog: the killed writer returned"
@@ -212,11 +213,11 @@ echo 1 > /sys/devices/system/cpu/cpu5/online
 echo "hog: online $(cat /sys/devices/system/cpu/online)"'
 if boot fifo_hog numa "sched_verbose migration_calibrate=off $SMALL" "$HOG"; then
 	echo "$OUT" | grep '^hog: offline took' | sed 's/^/  /'
-	check "fifo_hog: CPU 5 went offline while CPU 2 spun, within 5 s" \
+	check "fifo_hog: CPU 5 went offline while CPU 4 spun, within 5 s" \
 		sh -c 'echo "$1" | grep -qx "hog: offline done" &&
 			[ "$(echo "$1" | sed -n "s/^hog: offline took \([0-9]*\) ms$/\1/p")" -le 5000 ]' - "$OUT"
-	check "fifo_hog: the calibration waited for CPU 2; its killed writer returned within 5 s" \
-		sh -c 'echo "$1" | grep -qx "hog: state while CPU 2 spins: running" &&
+	check "fifo_hog: the calibration waited for CPU 4; its killed writer returned within 5 s" \
+		sh -c 'echo "$1" | grep -qx "hog: state while CPU 4 spins: running" &&
 			echo "$1" | grep -qx "hog: the killed writer returned"' - "$OUT"
 	check "fifo_hog: then the calibration stopped, values kept" \
 		out_has 'hog: state after: interrupted: values kept'
@@ -277,8 +278,8 @@ if boot smt8 smt8 "sched_verbose $FORCE $SMALL" 'mc-wait; sched-domains'; then
 	check "smt8: one row per level" \
 		[ "$(count "\] \[(SMT|MC)\]: $ROW  CPU [0-9]+ <-> [0-9]+$")" = 2 ]
 	check "smt8: no 48-column matrix" [ "$(count '\] \[[0-9][0-9]\]: ')" = 0 ]
-	check "smt8: SMT pair 0 <-> 1" has '\] \[SMT\]: .*CPU 0 <-> 1$'
-	check "smt8: MC pair 0 <-> 8" has '\] \[MC\]: .*CPU 0 <-> 8$'
+	check "smt8: SMT pair 8 <-> 9, off the boot core" has '\] \[SMT\]: .*CPU 8 <-> 9$'
+	check "smt8: MC pair 8 <-> 16" has '\] \[MC\]: .*CPU 8 <-> 16$'
 	check "smt8: every domain has the value of the line" line_is_domains
 	check "smt8: levels not measured keep 0" unmeasured_zero
 fi

@@ -15,13 +15,13 @@ CALIBRATE=/sys/kernel/debug/sched/migration_cost/calibrate
 CACHES='for i in /sys/devices/system/cpu/cpu0/cache/index*; do
 	[ "$(cat $i/type)" = Instruction ] || printf "L%s:%s " $(cat $i/level $i/size); done; echo'
 
-# lost_cache DST: the cache CPU 0 loses to DST on this host, from sysfs, as
-# the report prints it ("L2 512 KiB"): its largest data or unified cache
+# lost_cache SRC DST: the cache SRC loses to DST on this host, from sysfs,
+# as the report prints it ("L2 512 KiB"): its largest data or unified cache
 # whose shared_cpu_map does not hold DST.
 lost_cache() {
-	for i in /sys/devices/system/cpu/cpu0/cache/index*; do
+	for i in /sys/devices/system/cpu/cpu$1/cache/index*; do
 		[ "$(cat "$i/type")" != Instruction ] || continue
-		awk -v d="$1" -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-")
+		awk -v d="$2" -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-")
 			if (d >= r[1] && d <= r[n]) exit 1 } }' "$i/shared_cpu_list" || continue
 		echo "$(cat "$i/level") $(cat "$i/size")"
 	done | sed 's/K$//' | sort -k2 -n | tail -n 1 |
@@ -53,10 +53,11 @@ OUT=$NATIVE
 line=$(echo "$NATIVE" | report_levels | grep -E '^[A-Z0-9_]+ CPU [0-9]+ <-> [0-9]+, L[0-9] ' | tail -n 1)
 if [ -n "$line" ]; then
 	top=${line%% *}
+	src=$(echo "$line" | awk '{ print $3 }')
 	dst=$(echo "$line" | awk '{ sub(/,$/, "", $5); print $5 }')
-	want=$(lost_cache "$dst")
-	check "native: the twin's $top level loses $want of sysfs (CPU 0 <-> $dst)" \
-		[ "$line" = "$top CPU 0 <-> $dst, $want" ]
+	want=$(lost_cache "$src" "$dst")
+	check "native: the twin's $top level loses $want of sysfs (CPU $src <-> $dst)" \
+		[ "$line" = "$top CPU $src <-> $dst, $want" ]
 	check "native: the twin's report ends with a named migration_cost= line" \
 		sh -c 'echo "$1" | grep -qE "^migration_cost=[A-Z]+:[0-9]+(,[A-Z0-9]+:[0-9]+)*$"' - "$NATIVE"
 fi
