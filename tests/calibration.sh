@@ -184,11 +184,11 @@ if boot malformed numa "migration_factor=0 migration_debug=3 max_cache_size=1k m
 fi
 # A calibration whose CPU a SCHED_FIFO task holds (RT throttling off,
 # sched_rt_runtime_us -1, and CPU 4's fair server too: nothing else runs
-# there) must not hold up CPU hotplug:
-# MC's pair on numa is 4 <-> 6, CPU 4 spins, CPU 5 goes offline meanwhile
-# and must be done within 5 s; the writer, killed then, returns within 5 s
-# (while the old code held it until the task ended),
-# and the calibration stops with the values kept once the task ends.
+# there) must not hold up CPU hotplug: MC's pair on numa is 4 <-> 6, CPU 4
+# spins, CPU 13 (in no pair) goes offline meanwhile and must be done within
+# 5 s; the writer, killed then, returns within 5 s (while the old code held
+# it until the task ended), and the calibration stops with the values kept
+# once the task ends.
 HOG='D=/sys/kernel/debug/sched/migration_cost
 echo -1 > /proc/sys/kernel/sched_rt_runtime_us
 echo 0 > /sys/kernel/debug/sched/fair_server/cpu4/runtime
@@ -197,7 +197,7 @@ sleep 1
 echo 1 > $D/calibrate & cal=$!
 sleep 2
 t0=$(cut -d" " -f1 /proc/uptime)
-echo 0 > /sys/devices/system/cpu/cpu5/online & off=$!
+echo 0 > /sys/devices/system/cpu/cpu13/online & off=$!
 i=0; while kill -0 $off 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 t1=$(cut -d" " -f1 /proc/uptime)
 kill -0 $off 2>/dev/null && echo "hog: offline blocked" || echo "hog: offline done"
@@ -209,11 +209,11 @@ kill -0 $cal 2>/dev/null && echo "hog: the killed writer waits" || echo "hog: th
 kill $hog; wait $off
 mc-wait >/dev/null
 echo "hog: state after: $(cat $D/state)"
-echo 1 > /sys/devices/system/cpu/cpu5/online
+echo 1 > /sys/devices/system/cpu/cpu13/online
 echo "hog: online $(cat /sys/devices/system/cpu/online)"'
 if boot fifo_hog numa "sched_verbose migration_calibrate=off $SMALL" "$HOG"; then
 	echo "$OUT" | grep '^hog: offline took' | sed 's/^/  /'
-	check "fifo_hog: CPU 5 went offline while CPU 4 spun, within 5 s" \
+	check "fifo_hog: CPU 13 went offline while CPU 4 spun, within 5 s" \
 		sh -c 'echo "$1" | grep -qx "hog: offline done" &&
 			[ "$(echo "$1" | sed -n "s/^hog: offline took \([0-9]*\) ms$/\1/p")" -le 5000 ]' - "$OUT"
 	check "fifo_hog: the calibration waited for CPU 4; its killed writer returned within 5 s" \
