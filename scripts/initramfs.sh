@@ -129,7 +129,7 @@ cp "$src/tools/testing/selftests/cpu-hotplug/cpu-on-off-test.sh" "$up/cpu-hotplu
 # builds commits that come before it).
 twin=
 if [ -f "$src/tools/sched/migration_cost/Makefile" ]; then
-	make -s -C "$src/tools/sched/migration_cost" CROSS_COMPILE="$CROSS_COMPILE" \
+	make -s -C "$src/tools/sched/migration_cost" CC="${CROSS_COMPILE}gcc" \
 		CFLAGS="-O2 -Werror" LDFLAGS=-static O="$obj/guest"
 	twin=$obj/guest/migration_cost
 fi

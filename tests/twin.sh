@@ -18,10 +18,10 @@ fails() { ! "$@" >/dev/null 2>&1; }
 # csv_ok FILE RUNS: the CSV of --repeat RUNS holds a header, per run one
 # level record per level (the same levels each run) and a size record per
 # size it timed (1 to 3, only for timed levels), then a summary per level
-# whose counts are those of its level records and whose value follows the
-# rule: measured in more than half of the runs, the median of their
-# cache-hot times rounded up to 10 us (the lower median of an even count
-# averaged with the upper), else 0.
+# whose counts are those of its level records, whose median cost is that
+# of their costs, and whose value follows the rule: measured in more than
+# half of the runs, the median of their cache-hot times rounded up to
+# 10 us (an even count's two middle values averaged), else 0.
 csv_ok() {
 	# A comma inside a quoted field ("undecided, noise") is not a separator.
 	sed 's/"\([^",]*\), \([^"]*\)"/"\1; \2"/g' "$1" | awk -F, -v runs="$2" '
@@ -38,7 +38,7 @@ csv_ok() {
 		levels[$2]++; names[$3] = 1
 		timed = $6 == "\"measured\"" || $6 == "\"noise\""
 		if (timed != (sizes[$2 "," $3] >= 1 && sizes[$2 "," $3] <= 3)) { print "run " $2 " " $3 ": " sizes[$2 "," $3] + 0 " size records, state " $6; bad++ }
-		if (timed) nt[$3]++
+		if (timed) { nt[$3]++; cost[$3] = cost[$3] " " $10 }
 		if ($6 == "\"measured\"") { nm[$3]++; hot[$3] = hot[$3] " " $15 }
 		next }
 	$1 == "summary" {
@@ -46,6 +46,8 @@ csv_ok() {
 		want = 2 * nm[$3] > runs ? int((median(hot[$3], nm[$3]) + 9999) / 10000) * 10000 : 0
 		if ($16 != nm[$3] + 0 || $17 != nt[$3] + 0 || $15 != want) {
 			print $3 ": summary " $15 " (" $16 " measured, " $17 " timed), want " want " (" nm[$3] + 0 ", " nt[$3] + 0 ")"; bad++ }
+		mc = nt[$3] ? median(cost[$3], nt[$3]) : ""
+		if ($10 != mc) { print $3 ": median cost " $10 ", want " mc; bad++ }
 		next }
 	{ print "line " NR ": record " $1; bad++ }
 	END {
@@ -54,8 +56,9 @@ csv_ok() {
 		exit bad > 0 }'
 }
 
-# json_ok FILE: the JSON parses, and it holds what the text report of the
-# same run says: the same levels, pairs, states and migration_cost= line.
+# json_ok FILE: the JSON of one run parses and agrees with itself: the
+# summary has the run's levels and values, timed levels have their cost
+# and sizes, and migration_cost= is the summary's.
 json_ok() {
 	python3 -c '
 import json, sys
@@ -74,11 +77,13 @@ assert j["migration_cost"] == line, "migration_cost"
 }
 
 "$TWIN" --format=csv --repeat=3 --budget-ms=10000 > "$D/repeat.csv" && rc=0 || rc=$?
-check "csv: --repeat=3 exits 0 or 4 (status $rc)" [ "$rc" = 0 ] || [ "$rc" = 4 ]
+check "csv: --repeat=3 exits 0 or 4 (status $rc)" sh -c '[ "$1" = 0 ] || [ "$1" = 4 ]' - "$rc"
 check "csv: records per size, level and run, summaries by the stated rule" csv_ok "$D/repeat.csv" 3
 sed '$s/,[0-9]*,\([0-9]*\),\([0-9]*\),\([0-9]*\)$/,12340000,\1,\2,\3/' "$D/repeat.csv" > "$D/doctored.csv"
 check "csv: the checker rejects a summary value the rule does not give" \
 	fails csv_ok "$D/doctored.csv" 3
+awk -F, '$1 == "level" && !n++ { next } 1' "$D/repeat.csv" > "$D/doctored-level.csv"
+check "csv: and a run that lost a level record" fails csv_ok "$D/doctored-level.csv" 3
 check "csv: the exit status says whether a level was measured" \
 	sh -c '[ "$1" = "$(awk -F, "\$1 == \"summary\" && \$15 > 0 { m = 1 } END { print m ? 0 : 4 }" "$2")" ]' - "$rc" "$D/repeat.csv"
 
@@ -96,7 +101,7 @@ check "text: --repeat=3 prints 3 runs of level lines, a summary per level, the r
 
 check "usage: --format=xml, --repeat=0 and --repeat=1001 exit 1" sh -c '
 	for a in --format=xml --repeat=0 --repeat=1001; do "$1" "$a" 2>/dev/null; [ $? = 1 ] || exit 1; done' - "$TWIN"
-check "usage: --help documents exit status 4" sh -c '"$1" --help | grep -q "^4 results printed but no level measured"' - "$TWIN"
+check "usage: --help documents exit status 4" sh -c '"$1" --help | grep -q "4 results printed but no level measured"' - "$TWIN"
 
 # Unprivileged (root can take SCHED_FIFO): refused, said once, and it runs.
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
@@ -110,5 +115,5 @@ fi
 make -s -C "$SRC/tools/sched/migration_cost" O="$D" install DESTDIR="$D/root" prefix=/usr >/dev/null 2>&1
 check "make install: DESTDIR and prefix honoured" [ -x "$D/root/usr/bin/migration_cost" ]
 check "make: CC from the environment" \
-	sh -c 'make -n -B -C "$1" O="$2" CC=my-cc | grep -q "^my-cc "' - "$SRC/tools/sched/migration_cost" "$D"
+	sh -c 'CC=my-cc make -n -B -C "$1" O="$2" | grep -q "^my-cc "' - "$SRC/tools/sched/migration_cost" "$D"
 finish
