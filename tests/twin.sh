@@ -104,12 +104,15 @@ check "usage: --format=xml, --repeat=0 and --repeat=1001 exit 1" sh -c '
 check "usage: --help documents exit status 4" sh -c '"$1" --help | grep -q "4 results printed but no level measured"' - "$TWIN"
 
 # Unprivileged (root can take SCHED_FIFO): refused, said once, and it runs.
+# A copy in /tmp, which nobody can reach wherever the clone is.
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
-	cp "$TWIN" "$D/twin-nobody" && chmod 755 "$D" "$D/twin-nobody"
+	nobody_dir=$(mktemp -d /tmp/twin.XXXXXX)
+	cp "$TWIN" "$nobody_dir/migration_cost" && chmod 755 "$nobody_dir" "$nobody_dir/migration_cost"
 	check "SCHED_FIFO refused: said once on stderr, the report still printed" sh -c '
 		err=$(su nobody -s /bin/sh -c "$1 --repeat=2 --budget-ms=2000" 2>&1 >/dev/null)
 		[ "$(echo "$err" | grep -c "^migration_cost: SCHED_FIFO refused")" = 1 ] &&
-		su nobody -s /bin/sh -c "$1 --budget-ms=2000" 2>/dev/null | grep -q "^migration_cost="' - "$D/twin-nobody"
+		su nobody -s /bin/sh -c "$1 --budget-ms=2000" 2>/dev/null | grep -q "^migration_cost="' - "$nobody_dir/migration_cost"
+	rm -rf "$nobody_dir"
 fi
 
 make -s -C "$SRC/tools/sched/migration_cost" O="$D" install DESTDIR="$D/root" prefix=/usr >/dev/null 2>&1
