@@ -5,8 +5,8 @@
 
 ARCHES	?= $(notdir $(wildcard arch/*))
 SHAPE	?= numa
-# make run and make bench-calibration boot the host shape unless told.
-BOOT_SHAPE := $(if $(and $(filter file,$(origin SHAPE)),$(filter run bench-calibration,$(MAKECMDGOALS))),host,$(SHAPE))
+# make run, bench-calibration and bench-matrix boot the host shape unless told.
+BOOT_SHAPE := $(if $(and $(filter file,$(origin SHAPE)),$(filter run bench-calibration bench-matrix,$(MAKECMDGOALS))),host,$(SHAPE))
 # The shape's arch, unless ARCH is given on the command line: make run
 # SHAPE=biglittle is arm64, whatever ARCH a kernel developer's shell
 # exports (ARCH=x86 for Kbuild, which is no arch/ of ours).
@@ -27,7 +27,7 @@ S := scripts
 
 .PHONY: help deps tree export kernel base-kernel initramfs build boot shell \
 	shapes run check check-debug check-configs check-flakes lint kunit kselftest scenarios debug bench bench-smt bench-shared bench-wakeup hotpath \
-	bench-calibration bench-stability bench-schedstats clean
+	bench-calibration bench-matrix bench-stability bench-schedstats clean
 
 help:
 	@echo "make run        build, boot the default shape, show what the series adds"
@@ -61,6 +61,8 @@ help:
 	@echo "make hotpath    what the SMT capacity's static key costs when off (x86_64)"
 	@echo "make bench-calibration  the calibration on real caches: pinned host"
 	@echo "                shape vs unpinned, kernel vs userspace twin vs native"
+	@echo "make bench-matrix  the twin's migration cost of every pair of CPUs, natively"
+	@echo "                and in the pinned host shape: CSV, text, heatmap PNGs"
 	@echo "make bench-stability  one value per boot? measured levels and flips, pinned"
 	@echo "                and co-pinned host shape, idle and under host load bursts"
 	@echo ""
@@ -167,6 +169,9 @@ hotpath: tree
 
 bench-calibration: kernel initramfs
 	@SHAPE=$(BOOT_SHAPE) sh $(S)/bench-calibration.sh
+
+bench-matrix: kernel initramfs
+	@SHAPE=$(BOOT_SHAPE) sh $(S)/bench-matrix.sh
 
 bench-stability: kernel initramfs
 	@sh $(S)/bench-stability.sh

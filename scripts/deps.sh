@@ -9,7 +9,7 @@ load_arch "${1:-x86_64}"
 
 pkgs="bc bison flex make gcc libc6-dev libelf-dev libssl-dev kmod ccache python3 perl
       git xz-utils rsync busybox-static rt-tests stress-ng bash-static sparse python3-ply python3-git gnuplot-nox
-      $ARCH_PACKAGES"
+      hwloc-nox $ARCH_PACKAGES"
 
 export DEBIAN_FRONTEND=noninteractive
 # One dpkg-query for all (every make boot asks): the packages not

@@ -62,41 +62,7 @@ if [ -n "$line" ]; then
 		sh -c 'echo "$1" | grep -qE "^migration_cost=[A-Z]+:[0-9]+(,[A-Z0-9]+:[0-9]+)*$"' - "$NATIVE"
 fi
 
-# fake_sysfs DIR PACKAGE_OF_CPU1: a two-CPU machine in DIR/cpu and DIR/node,
-# each CPU with private L1, L2 (1 MiB) and L3 (16 MiB) and a node of its
-# own at distance 21, CPU 1 in package PACKAGE_OF_CPU1 (0: one package
-# over both nodes, as SNC or NPS make it), and a node of memory only
-# (CXL) at distance 17 from both.
-fake_sysfs() {
-	rm -rf "$1"
-	for c in 0 1; do
-		d=$1/cpu/cpu$c
-		mkdir -p "$d/topology"
-		echo $c > "$d/topology/thread_siblings_list"
-		echo $c > "$d/topology/core_cpus_list"
-		p=$(( c ? $2 : 0 ))
-		echo $p > "$d/topology/physical_package_id"
-		if [ "$2" = 0 ]; then echo 0-1; else echo $c; fi > "$d/topology/package_cpus_list"
-		i=0
-		for cache in "Data 1 32K" "Unified 2 1024K" "Unified 3 16384K"; do
-			mkdir -p "$d/cache/index$i"
-			set -- "$1" "$2" $cache
-			echo "$3" > "$d/cache/index$i/type"
-			echo "$4" > "$d/cache/index$i/level"
-			echo "$5" > "$d/cache/index$i/size"
-			echo $c > "$d/cache/index$i/shared_cpu_list"
-			i=$((i + 1))
-		done
-	done
-	for n in 0 1 2; do mkdir -p "$1/node/node$n"; done
-	echo 0-2 > "$1/node/online"
-	echo 0 > "$1/node/node0/cpulist"
-	echo 1 > "$1/node/node1/cpulist"
-	: > "$1/node/node2/cpulist"
-	echo "10 21 17" > "$1/node/node0/distance"
-	echo "21 10 17" > "$1/node/node1/distance"
-	echo "17 17 10" > "$1/node/node2/distance"
-}
+# The twin on fake_sysfs's two-CPU trees (tests/lib.sh).
 if taskset -c 0,1 true 2>/dev/null; then
 	# One level crosses the nodes: NUMA (the memory-only node adds no
 	# distance), which loses the L3; with one package over both nodes, x86

@@ -188,3 +188,100 @@ finish() {
 	fi
 	exit "$failed"
 }
+
+# ---- fake sysfs trees, for the userspace twin (--sysfs=DIR reads DIR/cpu
+# and DIR/node) and for hwloc (HWLOC_FSROOT=ROOT reads ROOT/sys/devices/
+# system): each CPU set is written as the list the twin reads and as the
+# mask hwloc reads.
+
+# fake_sysfs DIR PACKAGE_OF_CPU1: a two-CPU machine in DIR/cpu and DIR/node,
+# each CPU with private L1, L2 (1 MiB) and L3 (16 MiB) and a node of its
+# own at distance 21, CPU 1 in package PACKAGE_OF_CPU1 (0: one package
+# over both nodes, as SNC or NPS make it), and a node of memory only
+# (CXL) at distance 17 from both.
+fake_sysfs() {
+	rm -rf "$1"
+	for c in 0 1; do
+		d=$1/cpu/cpu$c
+		mkdir -p "$d/topology"
+		fake_set "$d/topology/thread_siblings" $c 1
+		fake_set "$d/topology/core_cpus" $c 1
+		fake_set "$d/topology/package_cpus" $((c && $2 ? c : 0)) $(($2 ? 1 : 2))
+		echo $(( c ? $2 : 0 )) > "$d/topology/physical_package_id"
+		fake_cache "$d/cache/index0" Data 1 32K $c 1
+		fake_cache "$d/cache/index1" Unified 2 1024K $c 1
+		fake_cache "$d/cache/index2" Unified 3 16384K $c 1
+	done
+	for n in 0 1 2; do mkdir -p "$1/node/node$n"; done
+	echo 0-2 > "$1/node/online"
+	fake_set "$1/node/node0/cpu" 0 1
+	fake_set "$1/node/node1/cpu" 1 1
+	fake_set "$1/node/node2/cpu" 0 0
+	echo "10 21 17" > "$1/node/node0/distance"
+	echo "21 10 17" > "$1/node/node1/distance"
+	echo "17 17 10" > "$1/node/node2/distance"
+}
+
+# fake_topo DIR CPUS SMT CLS L2 LLC PKG NODE DIST: CPUS CPUs, in groups of
+# consecutive CPUs: SMT threads a core, CLS a cluster (0: no cluster_*
+# files), L2 sharing an L2 (1 MiB), LLC an L3 (2 MiB a CPU), PKG a
+# package, NODE a node.  Each core has its L1d and L1i (32 KiB).  DIST is
+# the distance between nodes a and b, an arithmetic expression of a and b.
+fake_topo() {
+	rm -rf "$1"
+	ft_smt=$3 ft_cls=$4 ft_l2=$5 ft_llc=$6 ft_pkg=$7 ft_node=$8
+	c=0
+	while [ $c -lt "$2" ]; do
+		d=$1/cpu/cpu$c
+		mkdir -p "$d/topology"
+		fake_set "$d/topology/thread_siblings" $((c / ft_smt * ft_smt)) "$ft_smt"
+		fake_set "$d/topology/core_cpus" $((c / ft_smt * ft_smt)) "$ft_smt"
+		[ "$ft_cls" = 0 ] ||
+			fake_set "$d/topology/cluster_cpus" $((c / ft_cls * ft_cls)) "$ft_cls"
+		fake_set "$d/topology/package_cpus" $((c / ft_pkg * ft_pkg)) "$ft_pkg"
+		fake_cache "$d/cache/index0" Data 1 32K $((c / ft_smt * ft_smt)) "$ft_smt"
+		fake_cache "$d/cache/index1" Instruction 1 32K $((c / ft_smt * ft_smt)) "$ft_smt"
+		fake_cache "$d/cache/index2" Unified 2 1024K $((c / ft_l2 * ft_l2)) "$ft_l2"
+		fake_cache "$d/cache/index3" Unified 3 $((2048 * ft_llc))K \
+			$((c / ft_llc * ft_llc)) "$ft_llc"
+		c=$((c + 1))
+	done
+	echo 0-$(($2 - 1)) > "$1/cpu/online"
+	a=0
+	while [ $a -lt $(($2 / ft_node)) ]; do
+		mkdir -p "$1/node/node$a"
+		fake_set "$1/node/node$a/cpu" $((a * ft_node)) "$ft_node"
+		b=0
+		while [ $b -lt $(($2 / ft_node)) ]; do
+			echo $((a == b ? 10 : ($9)))
+			b=$((b + 1))
+		done | paste -sd' ' > "$1/node/node$a/distance"
+		a=$((a + 1))
+	done
+	echo 0-$((a - 1)) > "$1/node/online"
+}
+
+# fake_set PATH FIRST N: the N CPUs from FIRST, as PATH_list (4-7) and
+# PATH (the mask, two 32-bit words, the high one first); a node's are
+# PATHlist and PATHmap (PATH .../cpu), a cache's PATH_list and PATH_map.
+fake_set() {
+	case $1 in
+	*/cpu) set -- "$@" "${1}list" "${1}map" ;;
+	*/shared_cpu) set -- "$@" "${1}_list" "${1}_map" ;;
+	*) set -- "$@" "${1}_list" "$1" ;;
+	esac
+	case $3 in 0) echo ;; 1) echo "$2" ;; *) echo "$2-$(($2 + $3 - 1))" ;; esac > "$4"
+	awk -v lo="$2" -v n="$3" 'BEGIN { for (w = 1; w >= 0; w--) { v = 0
+		for (i = 0; i < 32; i++) if (w * 32 + i >= lo && w * 32 + i < lo + n) v += 2 ^ i
+		printf "%08x%s", v, w ? "," : "\n" } }' > "$5"
+}
+
+# fake_cache DIR TYPE LEVEL SIZE FIRST N: a cacheinfo leaf shared by the N
+# CPUs from FIRST.
+fake_cache() {
+	mkdir -p "$1"
+	echo "$2" > "$1/type"
+	echo "$3" > "$1/level"
+	echo "$4" > "$1/size"
+	fake_set "$1/shared_cpu" "$5" "$6"
+}
