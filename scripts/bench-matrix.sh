@@ -39,6 +39,7 @@ heatmap() {
 	set cblabel 'migration cost (us)'
 	set yrange [] reverse
 	set palette rgbformulae 22,13,-31
+	set cbrange [0:*]
 	plot '$out/$1.dat' using 1:2:3 with image notitle
 	PLOT
 	say "== heatmap: ${out#$TOP/}/$1.png"

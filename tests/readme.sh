@@ -17,7 +17,7 @@ cd "$TOP"
 unset ARCH SHAPE APPEND APPEND_GIVEN RUN MAKEFLAGS MAKELEVEL MFLAGS CHECK_TIMES
 export LOGS=$LOGS/readme
 mkdir -p "$LOGS"
-LONG='check|check-debug|check-configs|check-flakes|lint|bench|bench-smt|bench-shared|bench-wakeup|bench-calibration|bench-schedstats|hotpath|base-kernel|debug|kselftest'
+LONG='check|check-debug|check-configs|check-flakes|lint|bench|bench-smt|bench-shared|bench-wakeup|bench-calibration|bench-matrix|bench-schedstats|hotpath|base-kernel|debug|kselftest'
 h=$(mktemp -d)
 trap 'rm -rf "$h"' EXIT
 trap 'exit 130' INT TERM HUP
