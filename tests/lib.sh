@@ -190,15 +190,16 @@ finish() {
 }
 
 # ---- fake sysfs trees, for the userspace twin (--sysfs=DIR reads DIR/cpu
-# and DIR/node) and for hwloc (HWLOC_FSROOT=ROOT reads ROOT/sys/devices/
-# system): each CPU set is written as the list the twin reads and as the
-# mask hwloc reads.
+# and DIR/node, and takes its CPUs from DIR/cpu/online, which each tree
+# has) and for hwloc (HWLOC_FSROOT=ROOT reads ROOT/sys/devices/system):
+# each CPU set is written as the list the twin reads and as the mask hwloc
+# reads.
 
-# fake_sysfs DIR PACKAGE_OF_CPU1: a two-CPU machine in DIR/cpu and DIR/node,
-# each CPU with private L1, L2 (1 MiB) and L3 (16 MiB) and a node of its
-# own at distance 21, CPU 1 in package PACKAGE_OF_CPU1 (0: one package
-# over both nodes, as SNC or NPS make it), and a node of memory only
-# (CXL) at distance 17 from both.
+# fake_sysfs DIR PACKAGE_OF_CPU1: a two-CPU machine (cpu/online 0-1) in
+# DIR/cpu and DIR/node, each CPU with private L1, L2 (1 MiB) and L3
+# (16 MiB) and a node of its own at distance 21, CPU 1 in package
+# PACKAGE_OF_CPU1 (0: one package over both nodes, as SNC or NPS make it),
+# and a node of memory only (CXL) at distance 17 from both.
 fake_sysfs() {
 	rm -rf "$1"
 	for c in 0 1; do
@@ -212,6 +213,7 @@ fake_sysfs() {
 		fake_cache "$d/cache/index1" Unified 2 1024K $c 1
 		fake_cache "$d/cache/index2" Unified 3 16384K $c 1
 	done
+	echo 0-1 > "$1/cpu/online"
 	for n in 0 1 2; do mkdir -p "$1/node/node$n"; done
 	echo 0-2 > "$1/node/online"
 	fake_set "$1/node/node0/cpu" 0 1
@@ -222,11 +224,12 @@ fake_sysfs() {
 	echo "17 17 10" > "$1/node/node2/distance"
 }
 
-# fake_topo DIR CPUS SMT CLS L2 LLC PKG NODE DIST: CPUS CPUs, in groups of
-# consecutive CPUs: SMT threads a core, CLS a cluster (0: no cluster_*
-# files), L2 sharing an L2 (1 MiB), LLC an L3 (2 MiB a CPU), PKG a
-# package, NODE a node.  Each core has its L1d and L1i (32 KiB).  DIST is
-# the distance between nodes a and b, an arithmetic expression of a and b.
+# fake_topo DIR CPUS SMT CLS L2 LLC PKG NODE DIST: CPUS CPUs (cpu/online
+# 0 to CPUS - 1), in groups of consecutive CPUs: SMT threads a core, CLS a
+# cluster (0: no cluster_* files), L2 sharing an L2 (1 MiB), LLC an L3
+# (2 MiB a CPU), PKG a package, NODE a node.  Each core has its L1d and
+# L1i (32 KiB).  DIST is the distance between nodes a and b, an
+# arithmetic expression of a and b.
 fake_topo() {
 	rm -rf "$1"
 	ft_smt=$3 ft_cls=$4 ft_l2=$5 ft_llc=$6 ft_pkg=$7 ft_node=$8

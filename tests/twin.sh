@@ -156,7 +156,7 @@ grid_ok() {
 	/^\[[0-9]+\]: / { r = substr($1, 2) + 0; rows++; for (i = 2; i <= NF; i++) cell[r, col[i - 1]] = $i
 		if (NF - 1 != ncol) { print "row " r ": " NF - 1 " cells of " ncol; bad++ } next }
 	/^migration cost: [A-Z0-9_]+ .*\(CPU [0-9]+ <-> [0-9]+/ {
-		l = $0; sub(/.*\(CPU /, "", l); split(l, p, /[ <>,-]+/)
+		l = $0; sub(/.*\(CPU /, "", l); split(l, p, /[ <>,):-]+/)
 		c = $5 == "us" ? $4 : "-"; line[p[1], p[2]] = c; pairs++ }
 	END {
 		if (!rows || rows != ncol) { print rows + 0 " rows, " ncol + 0 " columns"; bad++ }
@@ -318,6 +318,18 @@ check "arch: the tree's 128-byte lines are said on stderr, 64 walked (L1_CACHE_B
 arch_tree "$D/x86" x86
 check "arch: x86 without NUMA: a PKG of both packages" \
 	levels_are "$D/x86" x86 "SMT 8-9 L0 0, PKG 0-8 L3 10485760"
+# CPU numbers of 3 digits: the columns stay aligned, 8 characters each.
+rm -rf "$D/wide" && mkdir -p "$D/wide/cpu" && echo 98-101 > "$D/wide/cpu/online"
+for c in 98 99 100 101; do
+	mkdir -p "$D/wide/cpu/cpu$c/topology"
+	echo $c > "$D/wide/cpu/cpu$c/topology/thread_siblings_list"
+	echo 98-101 > "$D/wide/cpu/cpu$c/topology/package_cpus_list"
+done
+"$TWIN" --sysfs="$D/wide" --matrix --budget-ms=1 > "$D/wide.txt" 2>/dev/null || true
+check "matrix: CPUs 98 to 101 in aligned columns of 8, '-' where not timed" sh -c '
+	grep -qx "       \(   \[[0-9][0-9][0-9]\]\)\{4\}" "$1" &&
+	[ "$(grep -c "^\[[0-9][0-9][0-9]\]: \(       -\)\{4\}$" "$1")" = 4 ]' - "$D/wide.txt"
+check "matrix: and their cells are their pairs'" grid_ok "$D/wide.txt"
 check "arch: --arch=vax exits 1" sh -c '"$1" --arch=vax 2>/dev/null; [ $? = 1 ]' - "$TWIN"
 
 # big_tree DIR: 1152 CPUs (more than a cpu_set_t holds) in 72 nodes of 16
