@@ -130,7 +130,7 @@ lint:
 # results, lint's build of each patch on its own and the configuration
 # matrix.
 check-debug:
-	@CHECK_STAGES="build debug upstream asym-smt lint configs" LINT=builds REPORTS=all \
+	@CHECK_STAGES="build debug upstream asym-smt lint configs" LINT="builds alone" REPORTS=all \
 		DEBUG_ARCHES="$(ARCHES)" TORTURE_SECONDS=120 \
 		UPSTREAM_BASE=boot ASYM_SMT_BASE=boot \
 		UPSTREAM_SHAPES="numa ht biglittle pseries" sh $(S)/check.sh

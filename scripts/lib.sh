@@ -217,9 +217,20 @@ bench_dir() {
 	say "== $1: results in ${out#$TOP/}"
 }
 
+# The postings of the series, in the order make tree applies them, each
+# DIR:BRANCH:NEEDS: patches/DIR holds it with its cover letter (the
+# description of BRANCH in build/linux), BRANCH marks its last commit, and
+# it applies on the postings up to NEEDS (make lint checks that it does
+# without those between).  The fixes that stand alone, the per-level
+# cache-hot time with its calibration, and the SMT capacity, which is to
+# need the fixes only: until its patches are separated from the
+# calibration's (they touch the same lines), it needs both.
+POSTINGS="1-fixes:fixes:base 2-migration-cost:migration-cost:fixes 3-smt-capacity:series:migration-cost"
+
 # patches_digest: a digest of patches/ (the series file and every patch).
 patches_digest() {
-	cat "$TOP/patches/series" "$TOP"/patches/*.patch 2>/dev/null | sha256sum | cut -c 1-16
+	cat "$TOP/patches/series" "$TOP"/patches/*.patch "$TOP"/patches/*/*.patch 2>/dev/null |
+		sha256sum | cut -c 1-16
 }
 
 # stamp_tree: record in build/linux's git config what it was made from:

@@ -6,9 +6,10 @@
 # objects it changes, the kselftests and tools/sched/migration_cost, for
 # x86_64 and for the other arches whose code it changes), and no new W=1
 # or sparse (C=2) warnings in the objects built from the files the series
-# touches.  LINT names the parts run, of "checkpatch builds warnings"
-# (default: all three; make check leaves out builds, which make
-# check-debug runs).
+# touches; and a posting that needs fewer postings than those before it
+# applies and builds without them.  LINT names the parts run, of
+# "checkpatch builds alone warnings" (default: all four; make check leaves
+# out builds and alone, which make check-debug runs).
 set -eu
 . "$(dirname "$0")/lib.sh"
 check_tree
@@ -17,7 +18,7 @@ cd "$SRC"
 	die "build/linux has uncommitted changes: commit them first"
 export TREE_CHECKED=1
 rc=0
-parts=${LINT:-checkpatch builds warnings}
+parts=${LINT:-checkpatch builds alone warnings}
 # part NAME: LINT asks for NAME.
 part() { case " $parts " in *" $1 "*) ;; *) return 1 ;; esac; }
 
@@ -108,6 +109,44 @@ part builds && for c in $(git rev-list --reverse base..HEAD); do
 	fi
 done
 git checkout -q "$tip"
+
+# A posting that needs fewer postings than those before it (POSTINGS: the
+# SMT capacity needs the fixes, not the calibration) applies with git am on
+# the branch that ends what it needs, in a worktree of its own, and its
+# kernel builds there for x86_64 and each arch whose code it changes.
+prev=base
+part alone && for p in $POSTINGS; do
+	dir=${p%%:*} needs=${p##*:} branch=${p#*:}
+	branch=${branch%%:*} from=$prev prev=$branch
+	[ "$needs" != "$from" ] || continue
+	wt=$BUILD/linux-alone
+	[ -d "$wt" ] || git worktree add -q --detach "$wt" "$needs"
+	git -C "$wt" am --abort >/dev/null 2>&1 || true
+	git -C "$wt" checkout -q -f --detach "$needs"
+	applied=1
+	for f in $(grep "^$dir/" "$TOP/patches/series"); do
+		git -C "$wt" am -q "$TOP/patches/$f" >"$BUILD/logs/lint-alone.log" 2>&1 ||
+			{ applied=0; break; }
+	done
+	if [ "$applied" = 0 ]; then
+		sed 's/^/  /' "$BUILD/logs/lint-alone.log"
+		git -C "$wt" am --abort >/dev/null 2>&1 || true
+		echo "not ok - lint: $dir applies on $needs without the postings between"; rc=1
+		continue
+	fi
+	echo "ok - lint: $dir applies on $needs without the postings between"
+	files=$(git diff --name-only "$from..$branch")
+	for a in $ARCHES; do
+		load_arch "$a"
+		[ "$a" = x86_64 ] || echo "$files" | grep -q "^arch/$KARCH/" || continue
+		if sh "$TOP/scripts/kernel.sh" "$a" "$wt" "$BUILD/$a-alone" >"$BUILD/logs/lint-alone-$a.log" 2>&1; then
+			echo "ok - lint: $dir builds on $needs alone ($a)"
+		else
+			tail -n 20 "$BUILD/logs/lint-alone-$a.log" | sed 's/^/  /'
+			echo "not ok - lint: $dir builds on $needs alone ($a)"; rc=1
+		fi
+	done
+done
 
 # W=1 and sparse over the objects built from the C files the series
 # touches, at the base and at the tip: a warning is new if the base does not

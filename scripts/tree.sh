@@ -3,8 +3,9 @@
 #
 # Prepare build/linux: the pinned Debian kernel source as a git repository
 # (base commit tagged "base"), with patches/series applied by git am, one
-# commit per patch; the tree records what it was made from once the last
-# patch applied (stamp_tree).  An existing tree is left alone unless
+# commit per patch, on branch series; a branch named in POSTINGS ends each
+# posting but the last; the tree records what it was made from once the
+# last patch applied (stamp_tree).  An existing tree is left alone unless
 # FORCE=1, which recreates it, but not over commits or changes that
 # patches/ does not have: those take FORCE=2.
 set -eu
@@ -88,16 +89,30 @@ GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
 	git commit -q -m "Linux $kver (Debian $BASE_PACKAGE $version)"
 git tag base
 
-# The cover letter's text lives in the branch description while we work.
-"$TOP/scripts/cover.sh" load
+# A rebase keeps the branches that end each posting on their commits.
+git config rebase.updateRefs true
+
+# mark_posting DIR: the branch that ends posting DIR (POSTINGS) is HEAD.
+mark_posting() {
+	for p in $POSTINGS; do
+		b=${p#*:}
+		[ "${p%%:*}" != "$1" ] || [ "${b%%:*}" = series ] || git branch -f "${b%%:*}" HEAD
+	done
+}
 
 n=0
+dir=
 if [ -f "$TOP/patches/series" ]; then
 	for p in $(grep -v '^#' "$TOP/patches/series"); do
+		case $p in */*) [ "${p%%/*}" = "$dir" ] || { [ -z "$dir" ] || mark_posting "$dir"; dir=${p%%/*}; } ;; esac
 		git am -q --committer-date-is-author-date "$TOP/patches/$p" ||
 			die "patches/$p does not apply"
 		n=$((n + 1))
 	done
 fi
+[ -z "$dir" ] || mark_posting "$dir"
+
+# The cover letters' texts live in the branch descriptions while we work.
+"$TOP/scripts/cover.sh" load
 stamp_tree
 say "tree: $SRC at $(git describe --tags --always) ($n patches on base)"
