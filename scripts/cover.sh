@@ -30,9 +30,9 @@ case "${1:-}" in
 load)
 	# A flat patches/ (one posting) is the current branch's.
 	load "$TOP/patches/0000-cover-letter.patch" "$(git symbolic-ref --short HEAD)"
-	for p in $POSTINGS; do
-		b=${p#*:}
-		load "$TOP/patches/${p%%:*}/0000-cover-letter.patch" "${b%%:*}"
+	for posting in $POSTINGS; do
+		b=${posting#*:}
+		load "$TOP/patches/${posting%%:*}/0000-cover-letter.patch" "${b%%:*}"
 	done
 	;;
 edit)

@@ -94,9 +94,9 @@ git config rebase.updateRefs true
 
 # mark_posting DIR: the branch that ends posting DIR (POSTINGS) is HEAD.
 mark_posting() {
-	for p in $POSTINGS; do
-		b=${p#*:}
-		[ "${p%%:*}" != "$1" ] || [ "${b%%:*}" = series ] || git branch -f "${b%%:*}" HEAD
+	for posting in $POSTINGS; do
+		b=${posting#*:}
+		[ "${posting%%:*}" != "$1" ] || [ "${b%%:*}" = series ] || git branch -f "${b%%:*}" HEAD
 	done
 }
 
