@@ -52,8 +52,17 @@ git -C "$h/top" init -q && git -C "$h/top" add -A &&
 	git -C "$h/top" -c user.name=r -c user.email=r@r commit -qm scratch
 mkdir -p "$h/top/build"
 git clone -q --shared -b series "$SRC" "$h/top/build/linux"
-for k in series.patches series.tip branch.series.description core.abbrev; do
+for k in series.patches series.tip core.abbrev rebase.updateRefs; do
 	v=$(git -C "$SRC" config "$k") && git -C "$h/top/build/linux" config "$k" "$v"
+done
+# The branches that end the postings, with their cover letters.
+for p in $POSTINGS; do
+	b=${p#*:} b=${b%%:*}
+	[ "$b" = series ] || git -C "$h/top/build/linux" branch -q "$b" "origin/$b"
+	for k in description version; do
+		v=$(git -C "$SRC" config "branch.$b.$k") &&
+			git -C "$h/top/build/linux" config "branch.$b.$k" "$v"
+	done
 done
 git -C "$h/top/build/linux" config user.name "$SERIES_NAME"
 git -C "$h/top/build/linux" config user.email "$SERIES_EMAIL"
@@ -114,14 +123,17 @@ for f in "$h"/cmd/*; do
 done
 
 # What the scratch block's make export changed: the patch that adds the
-# function it edits ("Pull a lone task", 28 now) gained the edit, no
-# other patch did (the later ones may only see their fair.c hunks move,
-# the cover letter its diffstat), and no patch before it changed.
-target=$(cd "$h/top/patches" && ls *-Pull-a-lone-task-* | cut -c 1-4)
-changed=$(git -C "$h/top" diff --name-only | sed 's|^patches/||; s|-.*||' | tr '\n' ' ')
+# function it edits ("Pull a lone task", in the SMT capacity's posting)
+# gained the edit, no other patch did (the later ones may only see their
+# fair.c hunks move, the cover letters their diffstats), and no patch
+# before it changed: "POSTING/NNNN" each.
+target=$(cd "$h/top/patches" && ls */*-Pull-a-lone-task-* | sed 's|\(/[0-9]*\)-.*|\1|')
+changed=$(git -C "$h/top" diff --name-only -- patches | sed 's|^patches/||; s|\(/[0-9]*\)-.*|\1|' | tr '\n' ' ')
 check "the scratch block's edit went into patch $target, and no patch before it changed ($changed)" \
 	sh -c 'git -C "$1" diff patches/ | grep "^[+-][+-]" | grep -v "^+++ \|^--- " > "$1/../edits"
 		[ "$(cat "$1/../edits")" = "++/* readme.sh: an edit */" ] &&
 		git -C "$1" diff patches/$3-* | grep -q "^++/\* readme.sh: an edit \*/" &&
-		for n in $2; do [ "$n" = 0000 ] || [ "$n" -ge "$3" ] || exit 1; done' - "$h/top" "$changed" "$target"
+		for n in $2; do
+			[ "${n#*/}" = 0000 ] || { [ "${n%/*}" = "${3%/*}" ] && [ "${n#*/}" -ge "${3#*/}" ]; } || exit 1
+		done' - "$h/top" "$changed" "$target"
 finish
