@@ -37,23 +37,43 @@ for p in $POSTINGS; do
 	git config "branch.$branch.description" >/dev/null ||
 		die "no cover letter for $dir: scripts/cover.sh edit $branch"
 	version=$(git config "branch.$branch.version") || version=1
-	# core.abbrev as make tree sets it, whatever the tree's config says.
-	git -c core.abbrev=12 format-patch -q --cover-letter --cover-from-description=subject \
-		--subject-prefix="PATCH v$version" --zero-commit --no-signature --base=base \
-		-o "$out/$dir" "$prev..$branch"
-	cover=$out/$dir/0000-cover-letter.patch
-	# Its prerequisites are the postings up to NEEDS: not those between.
-	# format-patch lists one prerequisite-patch-id for each commit from
-	# base to the posting; the ids of NEEDS's commits are those it lists
-	# for NEEDS's next commit.
+	# A posting that needs fewer postings than those before it is written
+	# against what it needs: its commits picked onto NEEDS in a worktree
+	# of their own (the context lines of a file both postings change are
+	# then NEEDS's), on a branch that carries its cover letter.
+	repo=. range=$prev..$branch
 	if [ "$needs" != "$prev" ]; then
-		next=$(git rev-list --reverse "$needs..$prev" | head -n 1)
-		git format-patch --stdout --base=base -1 "$next" | sed -n 's/^prerequisite-patch-id: //p' > "$out/.keep"
-		awk 'FNR == NR { keep[$1]; next }
-			/^prerequisite-patch-id: / && !($2 in keep) { next } 1' "$out/.keep" "$cover" > "$cover.new"
-		mv "$cover.new" "$cover"
-		rm -f "$out/.keep"
+		repo=$BUILD/linux-export range=$needs..HEAD
+		[ -d "$repo" ] || git worktree add -q --detach "$repo" "$needs"
+		git -C "$repo" cherry-pick --abort >/dev/null 2>&1 || true
+		git -C "$repo" am --abort >/dev/null 2>&1 || true
+		git -C "$repo" checkout -q -f -B "export-$branch" "$needs"
+		git -C "$repo" cherry-pick "$prev..$branch" >"$LOGS/export.log" 2>&1 || {
+			git -C "$repo" cherry-pick --abort >/dev/null 2>&1 || true
+			sed 's/^/  /' "$LOGS/export.log"
+			die "posting $dir does not apply on $needs without the postings between"
+		}
+		git config "branch.export-$branch.description" "$(git config "branch.$branch.description")"
 	fi
+	# core.abbrev as make tree sets it, whatever the tree's config says.
+	git -C "$repo" -c core.abbrev=12 format-patch -q --cover-letter --cover-from-description=subject \
+		--subject-prefix="PATCH v$version" --zero-commit --no-signature --base=base \
+		-o "$out/$dir" "$range"
+	if [ "$repo" != . ]; then
+		# make tree applies it after the postings between: there it must
+		# give the tree's commits.
+		git -C "$repo" checkout -q -f --detach "$prev"
+		for f in "$out/$dir"/[0-9]*.patch; do
+			case $f in */0000-cover-letter.patch) continue ;; esac
+			git -C "$repo" am -q "$f" >"$LOGS/export.log" 2>&1 || break
+		done
+		git -C "$repo" am --abort >/dev/null 2>&1 || true
+		git -C "$repo" diff --quiet HEAD "$branch" ||
+			die "posting $dir, written against $needs, does not give branch $branch on $prev"
+		git -C "$repo" checkout -q --detach "$needs"
+		git branch -q -D "export-$branch"
+	fi
+	cover=$out/$dir/0000-cover-letter.patch
 	# format-patch dates the cover letter "now"; date it like its last patch.
 	last=$(ls "$out/$dir"/*.patch | tail -n 1)
 	date=$(sed -n 's/^Date: //p' "$last" | head -n 1)

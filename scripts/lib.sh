@@ -222,12 +222,9 @@ bench_dir() {
 # description of BRANCH in build/linux), BRANCH marks its last commit, and
 # it applies on the postings up to NEEDS (make lint checks that it does
 # without those between).  The fixes that stand alone, the per-level
-# cache-hot time with its calibration, and the SMT capacity, which is to
-# need the fixes only: its changes are apart from the calibration's, but
-# its patches, made on top of the calibration, carry the calibration's
-# lines as context in the two-line selftest files; until make export
-# writes them against the fixes, it needs both.
-POSTINGS="1-fixes:fixes:base 2-migration-cost:migration-cost:fixes 3-smt-capacity:series:migration-cost"
+# cache-hot time with its calibration, and the SMT capacity, which needs
+# the fixes only (make export writes it against them).
+POSTINGS="1-fixes:fixes:base 2-migration-cost:migration-cost:fixes 3-smt-capacity:series:fixes"
 
 # patches_digest: a digest of patches/ (the series file and every patch).
 patches_digest() {
