@@ -123,11 +123,11 @@ for f in "$h"/cmd/*; do
 done
 
 # What the scratch block's make export changed: the patch that adds the
-# function it edits ("Pull a lone task", in the SMT capacity's posting)
+# function it edits (lb_smt_gains(), in the SMT capacity's posting)
 # gained the edit, no other patch did (the later ones may only see their
 # fair.c hunks move, the cover letters their diffstats), and no patch
 # before it changed: "POSTING/NNNN" each.
-target=$(cd "$h/top/patches" && ls */*-Pull-a-lone-task-* | sed 's|\(/[0-9]*\)-.*|\1|')
+target=$(cd "$h/top/patches" && grep -l '^+static bool lb_smt_gains(' */[0-9]*.patch | sed 's|\(/[0-9]*\)-.*|\1|')
 changed=$(git -C "$h/top" diff --name-only -- patches | sed 's|^patches/||; s|\(/[0-9]*\)-.*|\1|' | tr '\n' ' ')
 check "the scratch block's edit went into patch $target, and no patch before it changed ($changed)" \
 	sh -c 'git -C "$1" diff patches/ | grep "^[+-][+-]" | grep -v "^+++ \|^--- " > "$1/../edits"
