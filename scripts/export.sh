@@ -21,6 +21,7 @@ cd "$SRC"
 [ "$(git symbolic-ref --short HEAD)" = series ] || die "build/linux is not on its branch series"
 
 out=$TOP/patches
+mkdir -p "$LOGS"
 rm -rf "$out"/*.patch "$out"/[0-9]-*/
 {
 	echo "# SPDX-License-Identifier: GPL-2.0"
