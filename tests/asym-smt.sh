@@ -68,12 +68,13 @@ asym-smt-hybrid asym_smt.n3 wakes a 3rd task on a big core's 2nd thread, not on 
 RECORD=$TOP/tests/asym-smt.base
 
 # record_key: what the base's verdicts depend on besides the base kernel's
-# sources: the test, the shapes, the command line and the guest's config.
+# sources: the test, the shapes (without their comments, which change
+# nothing a boot does), the command line and the guest's config.
 record_key() {
 	{ git -C "$SRC" rev-parse HEAD:tools/testing/selftests/sched/asym_smt_test.c \
 		HEAD:tools/testing/selftests/sched/spread.h
-	  cat "$TOP/shapes/asym-smt" "$TOP/shapes/asym-smt-hybrid" \
-		"$TOP/kconfig/common.config" "$TOP/kconfig/arm64.config"
+	  sed '/^[[:space:]]*#/d' "$TOP/shapes/asym-smt" "$TOP/shapes/asym-smt-hybrid"
+	  cat "$TOP/kconfig/common.config" "$TOP/kconfig/arm64.config"
 	  echo "$TEST_BASE smt_capacity=$INTEL"; } | sha256sum | cut -c 1-16
 }
 
